@@ -1,0 +1,304 @@
+"""The public engine API: ``Game.new``, ``legal_actions``, ``apply_action`` and friends,
+setup (B.1), phase 1 and phase 7 (B.3, B.9), scoring and tie-breaks (B.10).
+
+One legal-actions and one apply function per decision phase, dispatched through a table;
+automatic steps run inside ``apply_action`` until the next decision (STYLE 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import IllegalActionError
+from . import actions as A
+from . import data as D
+from .combat import CombatRules
+from .influence import InfluenceRules
+from .military import MilitaryRules
+from .phases import Phase
+from .rng import Rng
+from .state import NUM_BOXES, GameConfig
+
+# Upper bound on decisions in one game, declared for the random-play harness.
+MAX_GAME_DECISIONS = 3000
+
+
+class Game(InfluenceRules, MilitaryRules, CombatRules):
+    """A game of Perikles for 3-5 players. All chance comes from ``self.rng``."""
+
+    __slots__ = ()
+
+    # ---- construction (B.1) --------------------------------------------------------------
+
+    @classmethod
+    def new(cls, config: GameConfig | None = None, seed: int | None = 0) -> Game:
+        config = config or GameConfig()
+        g = object.__new__(cls)
+        n = config.num_players
+        g.n = n
+        g.record = config.record_events
+        g.rng = Rng(seed)
+        g.events = []
+        g.forced_dice = []
+        g.turn = 1
+        g.supply = [D.CUBES_PER_PLAYER] * n + [0] * (D.MAX_PLAYERS - n)
+        g.cubes = [0] * (D.NUM_CITIES * D.MAX_PLAYERS)
+        g.cand = [-1] * (D.NUM_CITIES * 2)
+        g.leader = [-1] * D.NUM_CITIES
+        g.persian = 0
+        g.statues = [0] * (D.NUM_CITIES * D.MAX_PLAYERS)
+        g.defeats = [0] * D.NUM_CITIES
+        g.held2 = [0] * D.MAX_PLAYERS
+        g.held1 = [0] * D.MAX_PLAYERS
+        g.colours_taken = [0] * D.MAX_PLAYERS
+        g.last_athens = -1
+        g.stack = list(D.INITIAL_COUNTERS)
+        g.pool = [0] * D.NUM_CLASSES
+        g.dead = [0] * D.NUM_CLASSES
+        g.at = [0] * (NUM_BOXES * D.NUM_CLASSES)
+        g.loc_claim = [0] * D.NUM_LOCATION_TILES
+        g.loc_done = [0] * D.NUM_LOCATION_TILES
+        g._clear_turn_marks()
+        g.setup_done = g.picks_done = g.propose_cursor = g.dp_index = 0
+        g.commit_cursor = g.step_player = g.step_normal = g.step_extra = 0
+        g.step_spend = -1
+        g.step_closed = False
+        g.pick_special_done = False
+        g.pick_slot = -1
+        g.alki = []
+        g.dp_queue = []
+        g.b_slot = g.b_round = g.b_head = g.b_loser = -1
+        g.b_stage = 0
+        g.b_tokens = [0, 0]
+        g.b_double = False
+        g.b_offers = []
+        g.b_cas = []
+        # Shuffles: influence (B.1 step 4), specials (step 5), locations (step 6).
+        g.influence_deck = list(range(D.NUM_INFLUENCE_TILES))
+        g.rng.shuffle(g.influence_deck)
+        g.display = [g.influence_deck.pop() for _ in range(D.INFLUENCE_DISPLAY_SIZE)]
+        specials = list(range(D.NUM_SPECIALS))
+        g.rng.shuffle(specials)
+        g.special = specials[:n] + [-1] * (D.MAX_PLAYERS - n)
+        g.unseen_specials = sorted(specials[n:])
+        g.special_played = [-1] * D.NUM_SPECIALS
+        g.loc_deck = list(range(D.NUM_LOCATION_TILES))
+        g.rng.shuffle(g.loc_deck)
+        g.loc_display = [g.loc_deck.pop() for _ in range(D.LOCATION_SLOTS)]
+        g.first_player = g.rng.randrange(n)  # step 7
+        g.commit_first = g.first_player
+        g._log(
+            "setup",
+            n,
+            g.first_player,
+            [D.LOCATION_TILES[t].name for t in g.loc_display],
+            [D.influence_name(t) for t in g.display],
+        )
+        for c in range(D.NUM_CITIES):  # step 8
+            for p in range(n):
+                g.cubes[c * 5 + p] = 2
+                g.supply[p] -= 2
+        g._begin_setup()
+        return g
+
+    def _clear_turn_marks(self) -> None:
+        """B.9 step 4: leaders, Persians, relationships, permissions, main marks."""
+        self.leader = [-1] * D.NUM_CITIES
+        self.persian = 0
+        self.main = [-1] * (D.LOCATION_SLOTS * 2)
+        self.side_cities = [0] * (D.LOCATION_SLOTS * 2)
+        self.war = [0] * D.NUM_MILITARY_CITIES
+        self.ally = [0] * D.NUM_MILITARY_CITIES
+        self.perm = [0] * D.LOCATION_SLOTS
+        self.denied = [0] * D.LOCATION_SLOTS
+        self.pending = []
+        self.current = -1
+
+    # ---- the decision API ----------------------------------------------------------------
+
+    @property
+    def num_players(self) -> int:
+        return self.n
+
+    @property
+    def current_player(self) -> int | None:
+        return None if self.phase == Phase.GAME_OVER else self.current
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.phase == Phase.GAME_OVER
+
+    def legal_actions(self) -> list[int]:
+        """Sorted legal action ids for ``current_player``; empty only when terminal."""
+        return _LEGAL[self.phase](self)
+
+    def is_legal(self, action: int) -> bool:
+        if type(action) is not int or not 0 <= action < A.NUM_ACTIONS:
+            return False
+        if self.phase == Phase.COMMIT:
+            return self._is_legal_commit(action)
+        return action in _LEGAL[self.phase](self)
+
+    def apply_action(self, action: int) -> None:
+        """Apply a legal action (unchecked, fast) and run automatic steps."""
+        _APPLY[self.phase](self, action)
+
+    def apply_action_checked(self, action: Any) -> None:
+        """Apply an action after validating it; raises IllegalActionError, state unchanged."""
+        if isinstance(action, bool) or not isinstance(action, int):
+            if hasattr(action, "__index__") and not isinstance(action, bool):
+                action = int(action)  # numpy integers
+            else:
+                raise self._illegal(action, f"action must be an int, got {type(action).__name__}")
+        if self.is_terminal:
+            raise self._illegal(action, "the game is over")
+        if not 0 <= action < A.NUM_ACTIONS:
+            raise self._illegal(action, f"action id out of range 0..{A.NUM_ACTIONS - 1}")
+        if not self.is_legal(action):
+            raise self._illegal(action, "not legal now")
+        self.apply_action(action)
+
+    def _illegal(self, action: Any, reason: str) -> IllegalActionError:
+        player = self.current_player
+        text = self.action_to_str(action) if type(action) is int else repr(action)
+        legal = [] if self.is_terminal else self.legal_actions()
+        return IllegalActionError(self.phase.name, player, action, text, legal, reason)
+
+    def _is_legal_commit(self, action: int) -> bool:
+        if A.PLACE <= action < A.SPEND_CUBE:
+            rest, side = divmod(action - A.PLACE, 2)
+            klass, slot = divmod(rest, D.LOCATION_SLOTS)
+            x = D.CLASS_CITY[klass]
+            if not self.pool[klass] or not self._placeable_cities() >> x & 1:
+                return False
+            if D.CLASS_TYPE[klass] == D.TRIREME and (
+                D.LOCATION_TILES[self.loc_display[slot]].order == D.ORDER_H
+            ):
+                return False
+            return self._target_status(self.step_player, x, slot, side) > 0
+        return action in self._legal_commit()
+
+    def action_to_str(self, action: int) -> str:
+        actor = self.current if self.current >= 0 else None
+        return A.action_to_str(action, actor, self.n)
+
+    @property
+    def event_log(self) -> list[tuple[Any, ...]]:
+        """Public record of what happened (no secret information is ever logged)."""
+        return self.events
+
+    # ---- phase 7 and phase 1 (B.9, B.3) -------------------------------------------------------
+
+    def _end_turn(self) -> None:
+        if self.leader[D.ATHENS] >= 0:
+            self.last_athens = self.leader[D.ATHENS]  # E10
+        for c in range(D.NUM_CITIES):
+            if self.leader[c] >= 0:
+                self.statues[c * 5 + self.leader[c]] += 1
+        for k in range(D.NUM_CLASSES):
+            self.stack[k] += self.pool[k]
+            self.pool[k] = 0
+        self._clear_turn_marks()
+        self._log("end_turn", self.turn, self.scores())
+        game_over = (
+            self.turn >= D.NUM_TURNS or self.defeats[D.ATHENS] >= 4 or self.defeats[D.SPARTA] >= 4
+        )
+        if game_over:
+            self.phase = Phase.GAME_OVER
+            self.current = -1
+            self._log("game_over", self.scores(), self.winners())
+            return
+        self.turn += 1
+        self.influence_deck = list(range(D.NUM_INFLUENCE_TILES))
+        self.rng.shuffle(self.influence_deck)
+        self.display = [self.influence_deck.pop() for _ in range(D.INFLUENCE_DISPLAY_SIZE)]
+        self.loc_display = [self.loc_deck.pop() for _ in range(D.LOCATION_SLOTS)]
+        self.colours_taken = [0] * D.MAX_PLAYERS
+        if self.last_athens >= 0:
+            self.first_player = self.last_athens
+        self._log(
+            "new_turn",
+            self.turn,
+            self.first_player,
+            [D.LOCATION_TILES[t].name for t in self.loc_display],
+            [D.influence_name(t) for t in self.display],
+        )
+        self._begin_influence_phase()
+
+    # ---- scoring (B.10) ----------------------------------------------------------------------
+
+    def location_vp(self, player: int) -> int:
+        return sum(
+            D.LOCATION_TILES[t].vp
+            for t in range(D.NUM_LOCATION_TILES)
+            if self.loc_claim[t] >> player & 1
+        )
+
+    def statue_count(self, player: int) -> int:
+        return sum(self.statues[c * 5 + player] for c in range(D.NUM_CITIES))
+
+    def scores(self) -> list[int]:
+        """Victory points now: cubes on the board, location tiles, statues at current value."""
+        out = []
+        for p in range(self.n):
+            cubes = sum(self.cubes[c * 5 + p] for c in range(D.NUM_CITIES))
+            cubes += sum(1 for q in self.cand if q == p)
+            statues = sum(
+                self.statues[c * 5 + p] * D.statue_value(c, self.defeats[c])
+                for c in range(D.NUM_CITIES)
+            )
+            out.append(cubes + self.location_vp(p) + statues)
+        return out
+
+    def winners(self) -> list[int]:
+        """Highest score; ties broken by location VP, then statue count, then shared."""
+        keys = [(s, self.location_vp(p), self.statue_count(p)) for p, s in enumerate(self.scores())]
+        best = max(keys)
+        return [p for p, k in enumerate(keys) if k == best]
+
+    # ---- invariants (RULES.md Appendix 2) -------------------------------------------------------
+
+    def check_invariants(self) -> None:
+        """Raise AssertionError-free RuntimeError describing the first broken invariant."""
+        from .invariants import check_invariants
+
+        check_invariants(self)
+
+
+_LEGAL: dict[Phase, Callable[[Game], list[int]]] = {
+    Phase.SETUP_PLACE: Game._legal_setup,
+    Phase.INFLUENCE_PICK: Game._legal_pick,
+    Phase.ALKIBIADES_CUBE: Game._legal_alki_cube,
+    Phase.ALKIBIADES_DEST: Game._legal_alki_dest,
+    Phase.ANY_CITY: Game._legal_any_city,
+    Phase.CANDIDATE_TILE: Game._legal_candidate,
+    Phase.ASSASSIN_TILE: Game._legal_assassin,
+    Phase.POST_PICK_SPECIAL: Game._legal_post_pick,
+    Phase.PROPOSE: Game._legal_candidate,
+    Phase.SPARTA_CHOICE: Game._legal_sparta,
+    Phase.DEAD_POOL: Game._legal_dead_pool,
+    Phase.COMMIT: Game._legal_commit,
+    Phase.PERMISSION: Game._legal_permission,
+    Phase.BATTLE_SPECIAL: Game._legal_battle_special,
+    Phase.CASUALTY: Game._legal_casualty,
+    Phase.GAME_OVER: lambda g: [],
+}
+
+_APPLY: dict[Phase, Callable[[Game, int], None]] = {
+    Phase.SETUP_PLACE: Game._apply_setup,
+    Phase.INFLUENCE_PICK: Game._apply_pick,
+    Phase.ALKIBIADES_CUBE: Game._apply_alki_cube,
+    Phase.ALKIBIADES_DEST: Game._apply_alki_dest,
+    Phase.ANY_CITY: Game._apply_any_city,
+    Phase.CANDIDATE_TILE: Game._apply_candidate_tile,
+    Phase.ASSASSIN_TILE: Game._apply_assassin,
+    Phase.POST_PICK_SPECIAL: Game._apply_post_pick,
+    Phase.PROPOSE: Game._apply_propose,
+    Phase.SPARTA_CHOICE: Game._apply_sparta,
+    Phase.DEAD_POOL: Game._apply_dead_pool,
+    Phase.COMMIT: Game._apply_commit,
+    Phase.PERMISSION: Game._apply_permission,
+    Phase.BATTLE_SPECIAL: Game._apply_battle_special,
+    Phase.CASUALTY: Game._apply_casualty,
+}

@@ -1,0 +1,307 @@
+"""Game state: ints and flat lists in one ``__slots__`` class, a hand-written clone and an
+exact JSON round trip (STYLE 6). The rules live in the mixins that subclass it.
+
+Layout conventions (all indices documented once, here):
+
+* ``cubes[city * 5 + player]``: main-area cubes; ``cand[city * 2 + s]``: player in the
+  alpha (s=0) or beta (s=1) candidate slot, or -1; ``supply[player]``.
+* Military counters are counted per *class* (city, type, strength; ``data.class_id``),
+  since identical counters are interchangeable (E7): ``stack`` (city stacks and the Persian
+  shield), ``pool`` (leaders' hands), ``dead`` (dead pool), and ``at[box * 56 + class]`` for
+  ``box = (slot * 2 + side) * 2 + (0 main | 1 allied)``.
+* ``main[slot * 2 + side]``: main attacker/defender player or -1; ``side_cities`` the
+  bitmask of military cities with counters on that side.
+* Relationships are symmetric bitmasks ``war[city]`` / ``ally[city]`` over 7 military cities.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..errors import InvalidConfigError
+from . import data as D
+from .phases import Phase
+from .rng import Rng
+
+NUM_BOXES = D.LOCATION_SLOTS * 4
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Options of one game. ``record_events`` keeps the public event log (cheap; turn it off
+    only for rollouts that never read it)."""
+
+    num_players: int = 4
+    record_events: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.num_players, int) or not (
+            D.MIN_PLAYERS <= self.num_players <= D.MAX_PLAYERS
+        ):
+            raise InvalidConfigError(
+                f"num_players must be an int in {D.MIN_PLAYERS}..{D.MAX_PLAYERS}, "
+                f"got {self.num_players!r}"
+            )
+        if not isinstance(self.record_events, bool):
+            raise InvalidConfigError(f"record_events must be a bool, got {self.record_events!r}")
+
+
+# Every field of the state, in one place. Types: int, bool, list[int], list[tuple], etc.
+STATE_FIELDS = (
+    "n",
+    "record",
+    "phase",
+    "turn",
+    "current",
+    "forced_dice",
+    "supply",
+    "cubes",
+    "cand",
+    "leader",
+    "persian",
+    "statues",
+    "defeats",
+    "influence_deck",
+    "display",
+    "held2",
+    "held1",
+    "colours_taken",
+    "first_player",
+    "commit_first",
+    "last_athens",
+    "special",
+    "special_played",
+    "unseen_specials",
+    "loc_deck",
+    "loc_display",
+    "loc_claim",
+    "loc_done",
+    "stack",
+    "pool",
+    "dead",
+    "at",
+    "main",
+    "side_cities",
+    "war",
+    "ally",
+    "perm",
+    "denied",
+    "setup_done",
+    "picks_done",
+    "pick_special_done",
+    "pick_slot",
+    "alki",
+    "propose_cursor",
+    "dp_queue",
+    "dp_index",
+    "commit_cursor",
+    "step_player",
+    "step_normal",
+    "step_spend",
+    "step_extra",
+    "step_closed",
+    "pending",
+    "b_slot",
+    "b_round",
+    "b_stage",
+    "b_tokens",
+    "b_head",
+    "b_double",
+    "b_offers",
+    "b_loser",
+    "b_cas",
+    "events",
+)
+
+
+class GameState:
+    __slots__ = STATE_FIELDS + ("rng",)
+
+    n: int
+    record: bool
+    rng: Rng
+    phase: Phase
+    turn: int
+    current: int  # seat to decide, -1 when terminal
+    forced_dice: list[int]  # scripted d6 faces consumed before the RNG (tests)
+    supply: list[int]
+    cubes: list[int]
+    cand: list[int]
+    leader: list[int]
+    persian: int  # bitmask of Persian leaders
+    statues: list[int]
+    defeats: list[int]
+    influence_deck: list[int]
+    display: list[int]
+    held2: list[int]
+    held1: list[int]
+    colours_taken: list[int]
+    first_player: int
+    commit_first: int
+    last_athens: int
+    special: list[int]  # unused special tile per player, -1 if none
+    special_played: list[int]  # player who played each special tile, or -1
+    unseen_specials: list[int]  # never dealt; hidden from everyone
+    loc_deck: list[int]
+    loc_display: list[int]
+    loc_claim: list[int]  # bitmask of players who won each location tile
+    loc_done: list[int]  # 1 once a location tile has been resolved (claimed or not)
+    stack: list[int]
+    pool: list[int]
+    dead: list[int]
+    at: list[int]
+    main: list[int]
+    side_cities: list[int]
+    war: list[int]
+    ally: list[int]
+    perm: list[int]
+    denied: list[int]
+    setup_done: int
+    picks_done: int
+    pick_special_done: bool
+    pick_slot: int
+    alki: list[int]  # [first city, first owner, return-to (0 pick, 1 after tile)]
+    propose_cursor: int
+    dp_queue: list[int]  # flattened (player, city) pairs for dead-pool recovery
+    dp_index: int
+    commit_cursor: int
+    step_player: int
+    step_normal: int
+    step_spend: int
+    step_extra: int
+    step_closed: bool
+    pending: list[int]  # permission request: [class, slot, side], or []
+    b_slot: int
+    b_round: int
+    b_stage: int
+    b_tokens: list[int]
+    b_head: int
+    b_double: bool
+    b_offers: list[int]
+    b_loser: int
+    b_cas: list[int]  # tied casualty cities (classes) awaiting the main player's choice
+    events: list[tuple[Any, ...]]
+
+    # ---- copying -------------------------------------------------------------------
+
+    def clone(self) -> Any:
+        """Independent copy (hand-written: ~an order of magnitude faster than deepcopy)."""
+        g = object.__new__(type(self))
+        for name in _SCALARS:
+            object.__setattr__(g, name, getattr(self, name))
+        for name in _LISTS:
+            object.__setattr__(g, name, getattr(self, name)[:])
+        g.rng = self.rng.copy()
+        return g
+
+    # ---- serialisation -------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable full state, including the RNG and hidden information."""
+        out: dict[str, Any] = {"format": "perikles-state-1"}
+        for name in STATE_FIELDS:
+            value = getattr(self, name)
+            if name == "phase":
+                value = value.name
+            elif name == "events":
+                value = [list(e) for e in value]
+            elif isinstance(value, list):
+                value = value[:]
+            out[name] = value
+        out["rng"] = self.rng.state
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Any:
+        if d.get("format") != "perikles-state-1":
+            raise ValueError(f"unknown state format {d.get('format')!r}")
+        g = object.__new__(cls)
+        for name in STATE_FIELDS:
+            value = d[name]
+            if name == "phase":
+                value = Phase[value]
+            elif name == "events":
+                value = [tuple(e) for e in value]
+            elif isinstance(value, list):
+                value = value[:]
+            object.__setattr__(g, name, value)
+        g.rng = Rng(d["rng"])
+        return g
+
+    def config(self) -> GameConfig:
+        return GameConfig(num_players=self.n, record_events=self.record)
+
+    def config_dict(self) -> dict[str, Any]:
+        return asdict(self.config())
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, GameState)
+        return all(getattr(self, f) == getattr(other, f) for f in STATE_FIELDS) and (
+            self.rng == other.rng
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _classify() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    hints = GameState.__annotations__
+    lists = tuple(f for f in STATE_FIELDS if str(hints[f]).startswith("list"))
+    scalars = tuple(f for f in STATE_FIELDS if f not in lists)
+    return scalars, lists
+
+
+_SCALARS, _LISTS = _classify()
+
+
+class RulesBase(GameState):
+    """Small helpers shared by every rules module."""
+
+    __slots__ = ()
+
+    def _log(self, *event: Any) -> None:
+        if self.record:
+            self.events.append(event)
+
+    def _seat(self, offset: int) -> int:
+        """Absolute seat of a player offset relative to the current player."""
+        return (self.current + offset) % self.n
+
+    def _add_cubes(self, player: int, city: int, count: int) -> int:
+        """Add up to ``count`` cubes from the player's supply to a main area (B.12)."""
+        added = min(count, self.supply[player])
+        if added:
+            self.supply[player] -= added
+            self.cubes[city * 5 + player] += added
+        self._log("cubes", player, D.CITY_NAMES[city], added)
+        return added
+
+    def _remove_cubes(self, player: int, city: int, count: int) -> None:
+        self.cubes[city * 5 + player] -= count
+        self.supply[player] += count
+
+    def _led_mask(self, player: int) -> int:
+        """Military cities the player controls: the cities he leads, plus Persia for a
+        Persian leader."""
+        mask = 0
+        for c in range(D.NUM_CITIES):
+            if self.leader[c] == player:
+                mask |= 1 << c
+        if self.persian >> player & 1:
+            mask |= 1 << D.PERSIA
+        return mask
+
+    def _has_unused_special(self, player: int) -> bool:
+        return self.special[player] >= 0
+
+    # Hooks implemented by the next phase's module (resolved through the MRO of Game).
+    def _begin_military_phase(self) -> None:
+        raise NotImplementedError
+
+    def _begin_battles(self) -> None:
+        raise NotImplementedError
+
+    def _end_turn(self) -> None:
+        raise NotImplementedError

@@ -1,0 +1,41 @@
+"""Typed errors shared by the engine and the environments.
+
+Bad input never changes state and never gets replaced by another action: callers get one
+of these, with enough context (phase, player, action) to debug the call site.
+"""
+
+from __future__ import annotations
+
+
+class PeriklesError(Exception):
+    """Base class of every error raised on purpose by perikles_env."""
+
+
+class InvalidConfigError(PeriklesError, ValueError):
+    """A configuration value is unknown or out of range."""
+
+
+class IllegalActionError(PeriklesError, ValueError):
+    """An action id is not legal in the current state (the state is left unchanged)."""
+
+    def __init__(
+        self,
+        phase: str,
+        player: int | None,
+        action: object,
+        action_str: str,
+        legal: list[int] | None = None,
+        reason: str = "",
+    ) -> None:
+        self.phase = phase
+        self.player = player
+        self.action = action
+        self.action_str = action_str
+        self.legal = list(legal or [])
+        shown = ", ".join(str(a) for a in self.legal[:12])
+        more = "" if len(self.legal) <= 12 else f", ... ({len(self.legal)} legal)"
+        why = f": {reason}" if reason else ""
+        super().__init__(
+            f"illegal action {action!r} ({action_str}) for player {player} in phase {phase}{why}; "
+            f"legal: [{shown}{more}]"
+        )

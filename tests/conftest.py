@@ -1,0 +1,1 @@
+"""Shared pytest fixtures for the perikles_env test suite."""
