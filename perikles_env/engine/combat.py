@@ -23,6 +23,10 @@ from .state import RulesBase
 
 NC = D.NUM_CLASSES
 ATT, DEF = 0, 1
+# Existing counter classes of each unit type, all cities (hot loops below skip empty boxes).
+_TYPE_CLASSES = tuple(
+    tuple(k for k in D.EXISTING_CLASSES if D.CLASS_TYPE[k] == t) for t in (D.HOPLITE, D.TRIREME)
+)
 
 # ---- exact odds (C.5, C.6) ----------------------------------------------------------------
 
@@ -111,11 +115,11 @@ class CombatRules(RulesBase):
     def _counters(self, slot: int, side: int, unit_type: int) -> int:
         """Number of counters of a type on one side (both boxes)."""
         total = 0
+        at = self.at
         for box in (0, 1):
             base = self._box_base(slot, side, box)
-            for c in range(D.NUM_MILITARY_CITIES):
-                for k in D.CLASSES_OF[c][unit_type]:
-                    total += self.at[base + k]
+            if at[base : base + NC].count(0) != NC:
+                total += sum(at[base + k] for k in _TYPE_CLASSES[unit_type])
         return total
 
     def _run_battles(self) -> None:
@@ -284,12 +288,15 @@ class CombatRules(RulesBase):
         if self.b_double:
             doubled_city = D.SPARTA if unit_type == D.HOPLITE else D.ATHENS
         total = 0
+        at = self.at
         for box in (0, 1):
             base = self._box_base(slot, side, box)
-            for c in range(D.NUM_MILITARY_CITIES):
-                factor = 2 if c == doubled_city else 1
-                for k in D.CLASSES_OF[c][unit_type]:
-                    total += self.at[base + k] * D.CLASS_STRENGTH[k] * factor
+            if at[base : base + NC].count(0) == NC:
+                continue
+            for k in _TYPE_CLASSES[unit_type]:
+                if at[base + k]:
+                    factor = 2 if D.CLASS_CITY[k] == doubled_city else 1
+                    total += at[base + k] * D.CLASS_STRENGTH[k] * factor
         return total
 
     def _d6(self) -> int:
@@ -411,14 +418,16 @@ class CombatRules(RulesBase):
             self.b_round += 1
 
     def _return_type_home(self, slot: int, unit_type: int) -> None:
+        at, stack = self.at, self.stack
         for side in (ATT, DEF):
             for box in (0, 1):
                 base = self._box_base(slot, side, box)
-                for c in range(D.NUM_MILITARY_CITIES):
-                    for k in D.CLASSES_OF[c][unit_type]:
-                        if self.at[base + k]:
-                            self.stack[k] += self.at[base + k]
-                            self.at[base + k] = 0
+                if at[base : base + NC].count(0) == NC:
+                    continue
+                for k in _TYPE_CLASSES[unit_type]:
+                    if at[base + k]:
+                        stack[k] += at[base + k]
+                        at[base + k] = 0
 
     def _side_claimants(self, slot: int, side: int) -> list[int]:
         """The main player, or every Persian leader when he is a Persian leader (B.11)."""

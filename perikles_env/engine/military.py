@@ -18,6 +18,7 @@ from .state import RulesBase
 
 _SLOTS = range(D.LOCATION_SLOTS)
 _SPARTAN_HOPLITES = D.CLASSES_OF[D.SPARTA][D.HOPLITE]
+_PLACE_K = A.place(1, 0, 0) - A.place(0, 0, 0)  # id stride of one counter class
 
 
 class MilitaryRules(RulesBase):
@@ -129,8 +130,14 @@ class MilitaryRules(RulesBase):
     def _step_is_idle(self) -> bool:
         """Only END_STEP is legal and no unused special tile is held (see module doc)."""
         if self._has_unused_special(self.current):
-            return False
-        return self._legal_commit() == [A.END_STEP]
+            return False  # so no Slave Revolt either: only placements and spends remain
+        p = self.step_player
+        mask = self._placeable_cities()
+        for x in range(D.NUM_MILITARY_CITIES):
+            if mask >> x & 1 and self._placements(p, x, first_only=True):
+                return False
+        can_spend = self.step_spend < 0 and self.step_normal >= 1 and not self.step_closed
+        return not (can_spend and self._spend_actions(p))
 
     def _end_step_if_idle(self) -> None:
         if self._step_is_idle():
@@ -138,13 +145,22 @@ class MilitaryRules(RulesBase):
 
     # ---- B.7.6 placement legality ----------------------------------------------------------
 
-    def _target_status(self, p: int, x: int, slot: int, side: int) -> int:
-        """0 illegal, 1 legal, 2 legal once O's leader grants permission (B.7.6, B.7.8)."""
+    def _target_status(self, p: int, x: int, slot: int, side: int, led: int = -1) -> int:
+        """0 illegal, 1 legal, 2 legal once O's leader grants permission (B.7.6, B.7.8).
+        ``led`` is ``_led_mask(p)`` when the caller has it already (hot loop).
+
+        [ENGINE] The main player of a side counts as on that side even after Slave Revolt
+        took his last counter there (he keeps the mark, C.1, E35), so he may not join the
+        other side: a player's forces never face each other (B.7.6), and one player being
+        main attacker and main defender would win the location either way."""
         owner = D.LOCATION_TILES[self.loc_display[slot]].city
         attackers = self.side_cities[slot * 2]
         defenders = self.side_cities[slot * 2 + 1] | (1 << owner)
         xbit = 1 << x
-        led = self._led_mask(p)
+        if led < 0:
+            led = self._led_mask(p)
+        if self.main[slot * 2 + 1 - side] == p:
+            return 0  # main on the other side (see [ENGINE] above)
         if side == A.ATTACK:
             if (
                 self.leader[owner] == p
@@ -184,16 +200,19 @@ class MilitaryRules(RulesBase):
         out: list[int] = []
         if not classes:
             return out
+        hoplites = [k for k in classes if D.CLASS_TYPE[k] == D.HOPLITE]
+        led = self._led_mask(p)
         for slot in _SLOTS:
             hoplite_only = D.LOCATION_TILES[self.loc_display[slot]].order == D.ORDER_H
+            usable = hoplites if hoplite_only else classes  # E24
+            if not usable:
+                continue
             for side in (A.ATTACK, A.DEFEND):
-                if self._target_status(p, x, slot, side):
-                    for k in classes:
-                        if hoplite_only and D.CLASS_TYPE[k] == D.TRIREME:
-                            continue  # E24
-                        out.append(A.place(k, slot, side))
-                        if first_only:
-                            return out
+                if self._target_status(p, x, slot, side, led):
+                    if first_only:
+                        return [A.place(usable[0], slot, side)]
+                    base = A.place(0, slot, side)  # A.place(k, ...) == base + k * _PLACE_K
+                    out += [base + k * _PLACE_K for k in usable]
         return out
 
     def _legal_commit(self) -> list[int]:

@@ -16,6 +16,7 @@ Layout conventions (all indices documented once, here):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -186,14 +187,10 @@ class GameState:
     # ---- copying -------------------------------------------------------------------
 
     def clone(self) -> Any:
-        """Independent copy (hand-written: ~an order of magnitude faster than deepcopy)."""
-        g = object.__new__(type(self))
-        for name in _SCALARS:
-            object.__setattr__(g, name, getattr(self, name))
-        for name in _LISTS:
-            object.__setattr__(g, name, getattr(self, name)[:])
-        g.rng = self.rng.copy()
-        return g
+        """Independent copy: scalars shared, lists copied one level deep (their items are
+        ints or immutable tuples). Straight-line code generated from ``STATE_FIELDS`` (see
+        ``_make_clone``): ~2.5x faster than a getattr loop, far faster than deepcopy."""
+        return _clone(self)
 
     # ---- serialisation -------------------------------------------------------------
 
@@ -254,6 +251,22 @@ def _classify() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 _SCALARS, _LISTS = _classify()
+
+
+def _make_clone() -> Callable[[GameState], Any]:
+    """Build the clone function once, one assignment per field (the way ``dataclasses``
+    builds ``__init__``), so a field added to STATE_FIELDS is never forgotten here."""
+    lines = ["def clone(self):", "    g = new(type(self))"]
+    lines += [f"    g.{name} = self.{name}" for name in _SCALARS]
+    lines += [f"    g.{name} = self.{name}[:]" for name in _LISTS]
+    lines += ["    g.rng = self.rng.copy()", "    return g"]
+    namespace: dict[str, Any] = {"new": object.__new__}
+    exec("\n".join(lines), namespace)  # trusted: generated from constant field names
+    clone: Callable[[GameState], Any] = namespace["clone"]
+    return clone
+
+
+_clone = _make_clone()
 
 
 class RulesBase(GameState):

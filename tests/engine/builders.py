@@ -142,3 +142,163 @@ def game_at_battles(
 
 def events_of(g: Game, kind: str) -> list[tuple]:
     return [e for e in g.event_log if e[0] == kind]
+
+
+# ---- phase-6 helpers (appended for the combat scenario tests) ------------------------------
+
+
+def prepare_battles(
+    n: int = 4,
+    leaders: dict[str, int] | None = None,
+    locations: list[str] | None = None,
+    mains: dict[tuple[int, int], int] | None = None,
+    counters: list[tuple[int, int, int, int, int]] | None = None,
+    dice: list[int] | None = None,
+    specials: dict[int, int] | None = None,
+    first: int = 0,
+    final_turn: bool = True,
+    seed: int = 0,
+) -> Game:
+    """Like ``game_at_battles`` but stops just before phase 6 starts, so a test can adjust
+    the state (supplies, played specials, RNG) first; then call ``start_battles``."""
+    g = new_game(n, seed)
+    set_leaders(g, leaders or {})
+    take_forces(g)
+    set_locations(g, locations or [])
+    g.held2 = [0] * D.MAX_PLAYERS
+    g.held1 = [0] * D.MAX_PLAYERS
+    g.special = [-1] * D.MAX_PLAYERS
+    for p, t in (specials or {}).items():
+        g.special[p] = t
+    g.unseen_specials = sorted(t for t in range(D.NUM_SPECIALS) if t not in g.special)
+    for (slot, side), p in (mains or {}).items():
+        g.main[slot * 2 + side] = p
+    for slot, side, box, counter, count in counters or []:
+        put(g, slot, side, box, counter, count)
+    g.forced_dice = list(dice or [])
+    g.commit_first = first
+    if final_turn:
+        g.turn = 3
+    return g
+
+
+def start_battles(g: Game) -> Game:
+    """Run phase 6 of a ``prepare_battles`` game until the first decision or the end."""
+    g._begin_battles()
+    return g
+
+
+def rolls(*pairs: tuple[int, int]) -> list[int]:
+    """Forced d6 faces giving these (attacker 2d6 total, defender 2d6 total) rolls, in the
+    engine's order: attacker die 1, die 2, defender die 1, die 2 (C.6)."""
+    out: list[int] = []
+    for total_a, total_d in pairs:
+        for total in (total_a, total_d):
+            if not 2 <= total <= 12:
+                raise ValueError(f"2d6 total {total} out of range")
+            out += [total // 2, total - total // 2]
+    return out
+
+
+def battle_events(g: Game) -> list[tuple]:
+    """Events logged since the start of the last phase 6 (up to the end of that turn)."""
+    start = max(i for i, e in enumerate(g.event_log) if e[0] == "phase" and e[2] == "battles")
+    out = []
+    for e in g.event_log[start + 1 :]:
+        if e[0] == "end_turn":
+            break
+        out.append(e)
+    return out
+
+
+# ---- phase 2-4 helpers (influence picks, proposals, elections) ---------------------------
+
+
+def influence_ids(colour: str, kind: str) -> list[int]:
+    """Ids of the influence tiles of one colour (a city name or "any") and kind ("plain",
+    "candidate", "assassin", "any"), lowest id first (A.5)."""
+    c, k = D.COLOUR_NAMES.index(colour), D.INFLUENCE_KIND_NAMES.index(kind)
+    return [i for i, t in enumerate(D.INFLUENCE_TILES) if t.colour == c and t.kind == k]
+
+
+def set_display(g: Game, tiles: list[int]) -> None:
+    """Influence display slots 1.. hold ``tiles`` (-1 = empty slot, the rest empty too); every
+    other tile goes to the deck in id order, so the top (``deck[-1]``) is the highest id."""
+    g.display = list(tiles) + [-1] * (D.INFLUENCE_DISPLAY_SIZE - len(tiles))
+    g.influence_deck = [t for t in range(D.NUM_INFLUENCE_TILES) if t not in tiles]
+
+
+def set_specials(g: Game, specials: dict[int, int]) -> None:
+    """Player -> unused special tile id; nobody else holds one, none has been played, and
+    the remaining tiles are the never-dealt ones (B.1 step 5)."""
+    g.special = [-1] * D.MAX_PLAYERS
+    for p, t in specials.items():
+        g.special[p] = t
+    g.special_played = [-1] * D.NUM_SPECIALS
+    g.unseen_specials = sorted(t for t in range(D.NUM_SPECIALS) if t not in g.special)
+
+
+def set_cubes(g: Game, city: str, player: int, count: int) -> None:
+    """Main-area cubes of one player in one city; his supply absorbs the change (B.12)."""
+    i = CITY[city] * 5 + player
+    g.supply[player] -= count - g.cubes[i]
+    g.cubes[i] = count
+    if g.supply[player] < 0:
+        raise ValueError(f"player {player} has too few cubes for {count} in {city}")
+
+
+def clear_cubes(g: Game) -> None:
+    """Every cube back to its owner's supply: empty main areas and candidate slots."""
+    for p in range(g.n):
+        g.supply[p] = D.CUBES_PER_PLAYER
+    g.cubes = [0] * len(g.cubes)
+    g.cand = [-1] * len(g.cand)
+
+
+def set_candidate(g: Game, city: str, slot: str, player: int) -> None:
+    """Put one of the player's supply cubes in a candidate slot ("alpha" or "beta")."""
+    i = CITY[city] * 2 + ("alpha", "beta").index(slot)
+    if g.cand[i] >= 0:
+        g.supply[g.cand[i]] += 1
+    g.cand[i] = player
+    g.supply[player] -= 1
+
+
+def game_at_pick(
+    n: int = 4,
+    first: int = 0,
+    display: list[int] | None = None,
+    specials: dict[int, int] | None = None,
+    seed: int = 0,
+) -> Game:
+    """Turn 1, phase 2, at the first pick of ``first`` (B.4). Cubes are those of B.1 step 8
+    (2 per city each); ``specials`` as in ``set_specials`` (default: nobody holds one)."""
+    g = new_game(n, seed)
+    g.first_player = g.commit_first = first
+    set_specials(g, specials or {})
+    if display is not None:
+        set_display(g, display)
+    g._begin_influence_phase()
+    return g
+
+
+def seat_offset(g: Game, player: int) -> int:
+    """Action argument naming ``player``, relative to the acting player."""
+    return (player - g.current) % g.n
+
+
+def reference_crt_column(attack: int, defence: int) -> str:
+    """RULES.md C.5 column pseudo-code, transcribed as a test oracle (A, D >= 1)."""
+    if attack >= defence:
+        if attack >= 3 * defence:
+            return "3:1"
+        if attack >= 2 * defence:
+            return "2:1"
+        if attack >= defence + 2:
+            return "+2"
+        return "1:1"
+    if defence >= 2 * attack:
+        return "1:2"
+    if defence >= attack + 2:
+        return "-2"
+    return "1:1"
