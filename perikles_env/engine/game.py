@@ -20,6 +20,8 @@ from .phases import Phase
 from .rng import Rng
 from .state import NUM_BOXES, GameConfig
 
+_TILE_VP = tuple(tile.vp for tile in D.LOCATION_TILES)
+
 # Declared maximum number of decisions (apply_action calls) in one game, checked by the
 # random-play harness (tests/engine/test_random_play.py). Measured maxima: 401 / 488 / 510
 # for 3 / 4 / 5 players over 10,000 uniform-random games each (means 302 / 361 / 360), and
@@ -237,24 +239,20 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
     # ---- scoring (B.10) ----------------------------------------------------------------------
 
     def location_vp(self, player: int) -> int:
-        return sum(
-            D.LOCATION_TILES[t].vp
-            for t in range(D.NUM_LOCATION_TILES)
-            if self.loc_claim[t] >> player & 1
-        )
+        bit = 1 << player
+        return sum(_TILE_VP[t] for t, claim in enumerate(self.loc_claim) if claim & bit)
 
     def statue_count(self, player: int) -> int:
-        return sum(self.statues[c * 5 + player] for c in range(D.NUM_CITIES))
+        return sum(self.statues[player :: D.MAX_PLAYERS])
 
     def scores(self) -> list[int]:
         """Victory points now: cubes on the board, location tiles, statues at current value."""
+        values = [D.statue_value(c, d) for c, d in enumerate(self.defeats)]
         out = []
         for p in range(self.n):
-            cubes = sum(self.cubes[c * 5 + p] for c in range(D.NUM_CITIES))
-            cubes += sum(1 for q in self.cand if q == p)
+            cubes = sum(self.cubes[p :: D.MAX_PLAYERS]) + self.cand.count(p)
             statues = sum(
-                self.statues[c * 5 + p] * D.statue_value(c, self.defeats[c])
-                for c in range(D.NUM_CITIES)
+                s * v for s, v in zip(self.statues[p :: D.MAX_PLAYERS], values, strict=True)
             )
             out.append(cubes + self.location_vp(p) + statues)
         return out

