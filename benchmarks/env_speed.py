@@ -24,7 +24,7 @@ def decisions_per_second(make: Callable[[], Any], seconds: float, seed: int = 0)
     while time.perf_counter() - start < seconds:
         env.reset(seed=seed + game)
         game += 1
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()  # observe() for the acting agent
             if term or trunc:
                 env.step(None)

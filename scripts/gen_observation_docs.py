@@ -23,12 +23,13 @@ clockwise), and so on; slots at or beyond the player count stay 0 (`seat_present
 exist). Actions use the same convention (seat offsets relative to the acting player), so a
 policy never needs its absolute seat.
 
-What is deliberately absent (see "What each player may know" in docs/rules.md): other players' unused special
-tiles, the strengths of face-down counters and hand counters of cities the observer does not
-control (only their city and type counts are shown; `unseen_strengths` gives the public
-multiset of those strengths), the order of both decks, and the RNG. A counter's strength is
-visible when its city is controlled by the observer (his led cities; Persia for Persian
-leaders, shared by co-leaders) or when its location is being resolved (face up).
+What is deliberately absent (see "What each player may know" in docs/rules.md): other
+players' unused special tiles, the strengths of face-down counters and hand counters of
+cities the observer does not control (only their city and type counts are shown;
+`unseen_strengths` gives the public multiset of those strengths), the order of both decks,
+and the RNG. A counter's strength is visible when its city is controlled by the observer
+(his led cities; Persia for Persian leaders, shared by co-leaders) or when its location is
+being resolved (face up).
 The legal-action mask is all zeros except for the acting agent.
 
 Values are scaled to about [0, 1] (the "scale" column: `/4` means the count divided by 4);

@@ -113,7 +113,7 @@ def _shuffle_city_type(g: Game, classes: tuple[int, ...], boxes: list[int], r: R
                 g.at[base + k] = 0
     strengths.sort()  # canonical order: the hidden arrangement must not steer the draw
     r.shuffle(strengths)
-    for place, k in zip(places, strengths):
+    for place, k in zip(places, strengths, strict=True):
         if place == -1:
             g.pool[k] += 1
         elif place == -2:

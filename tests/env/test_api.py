@@ -16,7 +16,7 @@ from perikles_env.errors import IllegalActionError, InvalidConfigError
 def play_random(e, seed: int, max_steps: int = 10_000, numpy_ints: bool = False) -> list[int]:
     rng = np.random.default_rng(seed)
     actions = []
-    for agent in e.agent_iter(max_steps):
+    for _agent in e.agent_iter(max_steps):
         obs, _, term, trunc, info = e.last()
         if term or trunc:
             e.step(None)

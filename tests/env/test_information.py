@@ -41,8 +41,10 @@ def play_until(n: int, seed: int, stop, limit: int = 2000) -> Game:
 
 def commit_with_hidden_counters(n: int, seed: int) -> Game:
     """A phase-5 state with face-down counters of several cities at locations."""
+
     def enough(g: Game) -> bool:
         return g.phase == Phase.COMMIT and sum(g.at) >= 6
+
     return play_until(n, seed, enough)
 
 
@@ -126,7 +128,8 @@ def test_visible_changes_change_the_observation(n: int, seed: int) -> None:
         h = g.clone()  # own special tile
         h.special[i] = (g.special[i] + 1) % D.NUM_SPECIALS if g.special[i] >= 0 else 0
         assert not np.array_equal(encode_observation(h, i), base)
-        own = [k for k in range(D.NUM_CLASSES) if h.pool[k] and known_cities(g, i) >> D.CLASS_CITY[k] & 1]
+        known = known_cities(g, i)
+        own = [k for k in range(D.NUM_CLASSES) if h.pool[k] and known >> D.CLASS_CITY[k] & 1]
         for k in own:  # own pool strengths are visible to him
             same = [j for j in D.CLASSES_OF[D.CLASS_CITY[k]][D.CLASS_TYPE[k]] if j != k]
             h = g.clone()
@@ -234,7 +237,7 @@ def test_mask_is_exactly_the_engine_legality() -> None:
     e.reset(seed=21)
     rng = np.random.default_rng(21)
     steps = 0
-    for agent in e.agent_iter(400):
+    for _agent in e.agent_iter(400):
         obs, _, term, trunc, _ = e.last()
         if term or trunc:
             e.step(None)
@@ -268,8 +271,10 @@ def test_copies_mid_game_preserve_the_game(how: str) -> None:
         if e.unwrapped.game.is_terminal:
             break
         a = int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])))
-        assert np.array_equal(e.observe(e.agent_selection)["observation"],
-                              other.observe(other.agent_selection)["observation"])
+        assert np.array_equal(
+            e.observe(e.agent_selection)["observation"],
+            other.observe(other.agent_selection)["observation"],
+        )
         e.step(a)
         other.step(a)
     assert other.unwrapped.game.to_dict() == e.unwrapped.game.to_dict()
