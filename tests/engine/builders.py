@@ -302,3 +302,109 @@ def reference_crt_column(attack: int, defence: int) -> str:
     if defence >= attack + 2:
         return "-2"
     return "1:1"
+
+
+# ---- phase-5 helpers (appended for the commit scenario tests) -----------------------------
+
+
+def _hold_tiles(g: Game, tiles: dict[int, tuple[int, int]] | None) -> None:
+    """Influence tiles held for phase 5: player -> (2-shard, 1-shard); default (0, 1)."""
+    g.held2 = [0] * D.MAX_PLAYERS
+    g.held1 = [0] * D.MAX_PLAYERS
+    for p in range(g.n):
+        g.held2[p], g.held1[p] = (tiles or {}).get(p, (0, 1))
+
+
+def game_before_commit(
+    n: int = 4,
+    leaders: dict[str, int] | None = None,
+    tiles: dict[int, tuple[int, int]] | None = None,
+    locations: list[str] | None = None,
+    first: int = 0,
+    specials: dict[int, int] | None = None,
+    seed: int = 0,
+) -> Game:
+    """Like ``game_at_commit`` but stops just before the first commit step (B.7.4), so a test
+    can edit pools, cubes or relationships first; then call ``begin_commit``."""
+    g = new_game(n, seed)
+    set_leaders(g, leaders or {})
+    take_forces(g)
+    if locations:
+        set_locations(g, locations)
+    _hold_tiles(g, tiles)
+    set_specials(g, specials or {})
+    g.commit_first = first
+    return g
+
+
+def begin_commit(g: Game) -> Game:
+    """Start the commit steps of a ``game_before_commit`` game (B.7.4)."""
+    g._begin_commit()
+    return g
+
+
+def game_before_military(
+    n: int = 4,
+    leaders: dict[str, int] | None = None,
+    first_player: int = 0,
+    tiles: dict[int, tuple[int, int]] | None = None,
+    locations: list[str] | None = None,
+    specials: dict[int, int] | None = None,
+    dead: dict[int, int] | None = None,
+    seed: int = 0,
+) -> Game:
+    """Turn 1 just after the elections (B.6), before phase 5 begins: leaders (others are
+    Persian leaders), held tiles, specials, the phase-2 first player, and a dead pool given
+    as class -> count (moved out of the city stacks). Then call ``start_military`` (B.7.1)."""
+    g = new_game(n, seed)
+    set_leaders(g, leaders or {})
+    if locations:
+        set_locations(g, locations)
+    _hold_tiles(g, tiles)
+    set_specials(g, specials or {})
+    g.first_player = g.commit_first = first_player
+    for k, count in (dead or {}).items():
+        if g.stack[k] < count:
+            raise ValueError(f"not enough {D.class_name(k)} counters for the dead pool")
+        g.stack[k] -= count
+        g.dead[k] += count
+    return g
+
+
+def start_military(g: Game) -> Game:
+    """Run phase 5 of a ``game_before_military`` game up to its first decision (B.7.1)."""
+    g._begin_military_phase()
+    return g
+
+
+def at_box(g: Game, slot: int, side: int, box: int, counter: int) -> int:
+    """Number of counters of a class in one location box (0 main, 1 allied)."""
+    return g.at[((slot * 2 + side) * 2 + box) * D.NUM_CLASSES + counter]
+
+
+def play(g: Game, *actions: int) -> Game:
+    """Apply actions one by one through the checked API."""
+    for a in actions:
+        g.apply_action_checked(a)
+    return g
+
+
+def relate(g: Game, kind: str, a: str, b: str) -> None:
+    """Make two military cities at war (``kind="war"``) or allied (``"ally"``), both ways
+    (B.7.7), as if earlier placements this turn had done it."""
+    table = {"war": g.war, "ally": g.ally}[kind]
+    table[CITY[a]] |= 1 << CITY[b]
+    table[CITY[b]] |= 1 << CITY[a]
+
+
+def put_main(g: Game, slot: int, side: int, player: int, counter: int, count: int = 1) -> None:
+    """``put`` into the main box of a side and mark ``player`` as its main player."""
+    g.main[slot * 2 + side] = player
+    put(g, slot, side, 0, counter, count)
+
+
+def legal_by_is_legal(g: Game) -> list[int]:
+    """Every action id that ``is_legal`` accepts (must equal ``legal_actions()``)."""
+    from perikles_env.engine import NUM_ACTIONS
+
+    return [a for a in range(NUM_ACTIONS) if g.is_legal(a)]
