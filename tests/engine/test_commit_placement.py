@@ -51,10 +51,10 @@ def can(g, counter: int, slot: int, side: int) -> bool:
 
 def rejects(g, action) -> IllegalActionError:
     """The action raises IllegalActionError naming phase, player and action; no change."""
-    before = g.clone()
+    before, before_dict = g.clone(), g.to_dict()
     with pytest.raises(IllegalActionError) as err:
         g.apply_action_checked(action)
-    assert g == before
+    assert g == before and g.to_dict() == before_dict
     assert err.value.phase == g.phase.name and err.value.player == g.current_player
     assert err.value.action == action
     return err.value
@@ -551,3 +551,57 @@ def test_B77_E23_co_attackers_become_allies_and_never_oppose_each_other() -> Non
     assert not can(g, ph2, MANTINEA, DEFEND)
     assert can(g, ph2, DELIUM, ATTACK)
     rejects(g, place(ph2, AMPHIPOLIS, ATTACK))
+
+
+# ---- additions: extras limit, paid cube, a Persian leader's exact legal set ----------------------
+
+
+def test_B75_B79_at_most_two_extras_then_only_end_step() -> None:
+    """B.7.5 step 4/B.7.9: 2 normal + 1 cube + 2 extras is the most a step can hold. Seat 0
+    holds a special tile, so the step stays open: after the second extra only END_STEP is
+    left, and a third Athenian counter is a typed error."""
+    g = two_city_game()
+    at1, at2, at3 = (klass("athens", "T", s) for s in (1, 2, 3))
+    play(g, place(AH, SICILY, ATTACK), place(TH, SICILY, ATTACK), SPEND["athens"])
+    play(g, place(at1, PYLOS, ATTACK))
+    assert g.step_extra == 1 and can(g, at3, PYLOS, ATTACK)
+    play(g, place(at2, PYLOS, ATTACK))
+    assert (g.step_normal, g.step_extra) == (2, 2)
+    assert g.legal_actions() == [A.END_STEP]
+    assert legal_by_is_legal(g) == [A.END_STEP]
+    rejects(g, place(at3, PYLOS, ATTACK))
+    rejects(g, SPEND["thebes"])
+    assert at_box(g, PYLOS, ATTACK, MAIN, at1) == at_box(g, PYLOS, ATTACK, MAIN, at2) == 1
+    assert len(events_of(g, "place")) == 4
+
+
+def test_E21_cube_stays_paid_when_no_extra_follows() -> None:
+    """E21 [ENGINE] 'the cube is paid when the action is taken': spending a Megara cube and
+    then ending the step at once leaves the cube in the supply; nothing is refunded."""
+    g = megara_game()
+    supply, cubes = g.supply[0], g.cubes[D.MEGARA * 5 + 0]
+    play(g, place(MEG_H[0], SICILY, ATTACK), SPEND["megara"], A.END_STEP)
+    assert (g.phase, g.current_player) == (Phase.COMMIT, 1)
+    assert (g.supply[0], g.cubes[D.MEGARA * 5 + 0]) == (supply + 1, cubes - 1)
+    assert events_of(g, "spend_cube") == [("spend_cube", 0, "megara")]
+    assert events_of(g, "end_step") == [("end_step", 0)]
+
+
+def test_B76_B11_exact_legal_set_of_a_persian_leader() -> None:
+    """B.7.6/B.11: a Persian leader (seat 1) leads no city, so he may attack every location
+    (hoplites only at H-only Mantinea and Plataea, E24); defending is possible only where
+    the owner has a leader who could grant permission (Megara's location, B.7.8); the
+    leaderless owners' locations cannot be defended. No spend before a placement."""
+    g = megara_game()
+    play(g, A.END_STEP)
+    assert (g.phase, g.current_player) == (Phase.COMMIT, 1)
+    persians = [k for k in D.CLASSES_OF_CITY[D.PERSIA] if g.pool[k]]
+    ph = [k for k in persians if D.CLASS_TYPE[k] == D.HOPLITE]
+    assert [g.pool[k] for k in persians] == [2, 4, 2, 2]  # A.4: H2 H3 T2 T3
+    expected = [place(k, MEGARA_LOC, DEFEND) for k in persians]
+    for slot in (MEGARA_LOC, SICILY, AMPHIPOLIS, DELIUM, PYLOS):
+        expected += [place(k, slot, ATTACK) for k in persians]
+    for slot in (MANTINEA, PLATAEA):
+        expected += [place(k, slot, ATTACK) for k in ph]
+    assert g.legal_actions() == sorted(expected + [A.END_STEP])
+    assert legal_by_is_legal(g) == g.legal_actions()

@@ -18,6 +18,7 @@ from .builders import (
     CITY,
     DEFEND,
     at_box,
+    battle_events,
     events_of,
     game_at_commit,
     klass,
@@ -43,10 +44,10 @@ def bits(*names: str) -> int:
 
 
 def rejects(g, action) -> None:
-    before = g.clone()
+    before, before_dict = g.clone(), g.to_dict()
     with pytest.raises(IllegalActionError) as err:
         g.apply_action_checked(action)
-    assert g == before
+    assert g == before and g.to_dict() == before_dict
     assert (err.value.phase, err.value.player, err.value.action) == (
         g.phase.name,
         g.current_player,
@@ -442,3 +443,135 @@ def test_E35_main_mark_survives_so_he_may_not_join_the_other_side() -> None:
     assert MANTINEA not in defend_slots(g, ch)
     assert SICILY in defend_slots(g, ch)
     rejects(g, place(ch, MANTINEA, DEFEND))
+
+
+# ---- additions: deny closing an idle step, E38 bonus, main marks after the revolt -------------
+
+
+def test_B78_E22_deny_can_leave_the_step_idle_and_a_coleader_may_ask_again() -> None:
+    """B.7.8 (3) + E8 engine note: Persia is allied with every city, so Persian counters can
+    attack nowhere (B.7.6 attack 2) and may only defend Megara's location, with the Megara
+    leader's permission. Seat 1 (Persian, no special) asks, seat 0 denies: nothing else is
+    legal, so his step ends by itself. The denial binds only that step: co-leader seat 2
+    asks again for (Persia, Megara) in his own step, and a grant places the counter."""
+    g = game_at_commit(n=3, leaders={"megara": 0}, locations=LOCS, first=0)
+    for city in D.CITY_NAMES:
+        relate(g, "ally", "persia", city)
+    play(g, A.END_STEP)
+    assert g.current_player == 1
+    assert g.legal_actions() == sorted(
+        [place(k, MEGARA_LOC, DEFEND) for k in D.CLASSES_OF_CITY[D.PERSIA] if g.pool[k]]
+        + [A.END_STEP]
+    )
+    play(g, place(PH3, MEGARA_LOC, DEFEND), A.DENY)
+    assert (g.phase, g.current_player) == (Phase.COMMIT, 2)
+    assert events_of(g, "end_step") == [("end_step", 0)]  # seat 1's step closed by itself
+    assert g.held1[:3] == [0, 0, 0] and g.pool[PH3] == 4
+    assert place(PH3, MEGARA_LOC, DEFEND) in g.legal_actions()
+    play(g, place(PH3, MEGARA_LOC, DEFEND))
+    assert (g.phase, g.current_player) == (Phase.PERMISSION, 0)
+    play(g, A.GRANT)
+    assert (g.phase, g.current_player) == (Phase.COMMIT, 2)
+    assert g.main[MEGARA_LOC * 2 + DEFEND] == 2 and at_box(g, MEGARA_LOC, DEFEND, MAIN, PH3) == 1
+    assert events_of(g, "permission") == [
+        ("permission", 0, "persia", MEGARA_LOC, False),
+        ("permission", 0, "persia", MEGARA_LOC, True),
+    ]
+
+
+def test_E38_permitted_first_defender_gets_the_unattacked_bonus() -> None:
+    """E38/E29 and the hand-over to phase 6 (B.8): Thebes's leader (seat 1), permitted by
+    Athens's leader, defends Amphipolis first and is its main defender; the Athens leader's
+    own counter goes allied. Nobody attacks, so after the last step the battles give the 2
+    Athenian cubes to seat 1, not to seat 0."""
+    g = permission_game()
+    play(g, place(TH, AMPHIPOLIS, DEFEND), A.GRANT, A.END_STEP)
+    play(g, A.END_STEP, A.END_STEP)  # seats 2 and 3
+    play(g, place(AH, AMPHIPOLIS, DEFEND), A.END_STEP)  # seat 0: allied box, no request
+    cubes = [g.cubes[D.ATHENS * 5 + p] for p in range(4)]
+    for _ in range(4):  # everybody's second tile
+        assert g.phase == Phase.COMMIT
+        play(g, A.END_STEP)
+    assert ("phase", 1, "battles", 1) in g.event_log
+    assert [e for e in battle_events(g) if e[0] == "cubes"] == [("cubes", 1, "athens", 2)]
+    assert [g.cubes[D.ATHENS * 5 + p] for p in range(4)] == [
+        cubes[0],
+        cubes[1] + 2,
+        cubes[2],
+        cubes[3],
+    ]
+    assert g.turn == 2
+
+
+def test_E35_main_defender_mark_survives_so_he_may_not_attack_there() -> None:
+    """E35 + B.7.6 (the attack side of the main-mark rule): the Sparta leader (seat 1, also
+    leading Corinth) is main defender of Amphipolis with Athens's permission; Slave Revolt
+    takes his only counter there. He keeps the mark, so Corinth may not attack Amphipolis,
+    though it may attack Delium; neutral Argos (seat 2) may attack Amphipolis."""
+    g = game_at_commit(
+        leaders={"athens": 0, "sparta": 1, "corinth": 1, "argos": 2},
+        tiles={p: (0, 1) for p in range(4)},
+        locations=LOCS,
+        first=3,
+        specials={3: D.SLAVE_REVOLT},
+    )
+    put_main(g, AMPHIPOLIS, DEFEND, 1, SPARTAN_H[2])
+    g.perm[AMPHIPOLIS] |= bits("sparta")
+    relate(g, "ally", "sparta", "athens")
+    play(g, A.SLAVE_REVOLT + 1 + AMPHIPOLIS, A.END_STEP, A.END_STEP)  # seats 3 and 0
+    assert g.current_player == 1
+    assert g.main[AMPHIPOLIS * 2 + DEFEND] == 1 and g.side_cities[AMPHIPOLIS * 2 + DEFEND] == 0
+    ch = klass("corinth", "H", 2)
+    assert place(ch, AMPHIPOLIS, ATTACK) not in g.legal_actions()
+    assert place(ch, DELIUM, ATTACK) in g.legal_actions()
+    rejects(g, place(ch, AMPHIPOLIS, ATTACK))
+    play(g, A.END_STEP)
+    assert g.current_player == 2
+    assert place(klass("argos", "H", 1), AMPHIPOLIS, ATTACK) in g.legal_actions()
+
+
+def test_E35_main_mark_kept_so_his_later_counters_still_go_to_the_main_box() -> None:
+    """E35/C.1: after Slave Revolt empties seat 1's main attacker box at Mantinea, his next
+    Spartan counter there goes back into the main box, not the allied one."""
+    g = game_at_commit(
+        leaders={"athens": 0, "sparta": 1, "argos": 2},
+        tiles={p: (0, 1) for p in range(4)},
+        locations=LOCS,
+        first=3,
+        specials={3: D.SLAVE_REVOLT},
+    )
+    put_main(g, MANTINEA, ATTACK, 1, SPARTAN_H[1])
+    relate(g, "war", "sparta", "argos")
+    play(g, A.SLAVE_REVOLT + 1 + MANTINEA, A.END_STEP, A.END_STEP)  # seats 3 and 0
+    assert g.current_player == 1 and g.side_cities[MANTINEA * 2 + ATTACK] == 0
+    play(g, place(SPARTAN_H[3], MANTINEA, ATTACK))
+    assert at_box(g, MANTINEA, ATTACK, MAIN, SPARTAN_H[3]) == 1
+    assert at_box(g, MANTINEA, ATTACK, ALLIED, SPARTAN_H[3]) == 0
+    assert events_of(g, "place")[-1] == ("place", 1, "sparta", "H", MANTINEA, "attack", "main")
+
+
+def test_D4_E35_location_draw_is_uniform_over_its_counters() -> None:
+    """D.4 step 2 from a location: Sicily holds one Spartan H1 and three H2 (main defender
+    box); 800 seeded draws give about 200 H1 and 600 H2 (sd about 12), and the same RNG
+    state always draws the same counter."""
+    g = revolt_game()
+    put_main(g, SICILY, DEFEND, 1, SPARTAN_H[0])
+    put(g, SICILY, DEFEND, MAIN, SPARTAN_H[1], 3)
+    counts: Counter[str] = Counter()
+    for seed in range(800):
+        trial = g.clone()
+        trial.rng = Rng(seed)
+        trial.apply_action_checked(A.SLAVE_REVOLT + 1 + SICILY)
+        name = events_of(trial, "slave_revolt")[-1][3]
+        counts[name] += 1
+        if seed < 3:
+            again = g.clone()
+            again.rng = Rng(seed)
+            again.apply_action_checked(A.SLAVE_REVOLT + 1 + SICILY)
+            assert again == trial
+        left = at_box(trial, SICILY, DEFEND, MAIN, SPARTAN_H[0]) + at_box(
+            trial, SICILY, DEFEND, MAIN, SPARTAN_H[1]
+        )
+        assert left == 3
+    assert set(counts) == {"sparta-H1", "sparta-H2"}
+    assert abs(counts["sparta-H1"] - 200) < 50 and abs(counts["sparta-H2"] - 600) < 50, counts
