@@ -4,11 +4,6 @@ The package is ``perikles_env.environment``: a subpackage named ``perikles_env.e
 shadow the ``perikles_env.env()`` factory function.
 """
 
-# NOTE FOR THE ISSUE-3 HELPER (remove when done): the lead wrote aec.py, observation.py
-# (LAYOUT, ObservationEncoder with cached groups) and render.py here at 13:10. Do NOT create
-# perikles_env/env/. Build on these files: write tests/env/, docs/observation.md (generate
-# it from LAYOUT), docs/env.md, benchmarks/env_speed.py, and fix/improve these modules.
-
 from __future__ import annotations
 
 from typing import Any

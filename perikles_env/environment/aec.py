@@ -37,7 +37,7 @@ from pettingzoo import AECEnv
 
 from ..engine import NUM_ACTIONS, Game, GameConfig
 from ..engine.determinize import determinize as _determinize
-from ..errors import InvalidConfigError
+from ..errors import IllegalActionError, InvalidConfigError
 from .observation import ObservationEncoder, observation_size
 from .render import render_text
 
@@ -143,26 +143,22 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current]
         self._after_move()
 
     def _after_move(self) -> None:
-        """Point agent_selection at the engine's decider and refresh the mask in infos."""
+        """Point agent_selection at the engine's decider and build its mask (once per
+        decision; ``info["action_mask"]`` gets its own copy)."""
         game = self._require_game()
-        self._mask = None
-        for a in self.agents:
-            self.infos[a].pop("action_mask", None)
-        if game.is_terminal:
+        self.infos[self.agent_selection].pop("action_mask", None)
+        if game.current < 0:
+            self._mask = None
             return
-        agent = self.possible_agents[game.current]
-        self.agent_selection = agent
-        self.infos[agent]["action_mask"] = self._current_mask()
-
-    def _current_mask(self) -> np.ndarray:
-        if self._mask is None:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-            mask[self._require_game().legal_actions()] = 1
-            self._mask = mask
-        return self._mask
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[game.legal_actions()] = 1
+        self._mask = mask
+        agent = self.agent_selection = self.possible_agents[game.current]
+        self.infos[agent]["action_mask"] = mask.copy()
 
     def _require_game(self) -> Game:
         if self.game is None:
@@ -170,51 +166,82 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         return self.game
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The observation of ``agent`` (a new array each call) and its legal-action mask,
+        all zeros unless ``agent`` is the one to act."""
         game = self._require_game()
         seat = self.agent_name_mapping[agent]
-        obs = self._encoder.encode(game, seat).copy()
-        if not game.is_terminal and game.current == seat:
-            mask = self._current_mask().copy()
+        obs = self._encoder.encode(game, seat)
+        if seat == game.current and self._mask is not None:
+            mask = self._mask.copy()
         else:
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: Any) -> None:
+        """Apply ``action`` for ``agent_selection`` (the engine's current player). After the
+        game ends, each agent is stepped with ``None`` to remove it, as usual in
+        PettingZoo; anything else is an error."""
         game = self._require_game()
         agent = self.agent_selection
-        if self.terminations.get(agent) or self.truncations.get(agent):
+        if not self.agents:
+            raise self._error(game, agent, action, "the game is over and every agent is done")
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise self._error(
+                    game, agent, action, f"{agent} is done; the only valid action is None"
+                )
             self._was_dead_step(action)
             return
         action_id = self._validate(game, agent, action)
         if action_id is None:
             return  # penalized: the game is over
         game.apply_action(action_id)
-        self._clear_rewards()
-        self._cumulative_rewards[agent] = 0.0
-        if game.is_terminal:
+        self._cumulative_rewards[agent] = 0.0  # rewards come only at the end
+        if game.current < 0:
             self._finish(final_rewards(game, self.reward_mode))
         else:
             self._after_move()
         if self.render_mode == "human":
             self.render()
 
-    def _validate(self, game: Game, agent: str, action: Any) -> int | None:
-        """The action as an int if legal; raise or penalize otherwise (never substitute)."""
-        if isinstance(action, (np.integer,)):
-            action = int(action)
-        elif isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            action = int(action)
-        reason = ""
-        if isinstance(action, bool) or not isinstance(action, int):
-            reason = f"action must be an int, got {type(action).__name__}"
-        elif not 0 <= action < NUM_ACTIONS:
-            reason = f"action id out of range 0..{NUM_ACTIONS - 1}"
-        elif not game.is_legal(action):
-            reason = "not legal now"
-        if not reason:
-            return action
-        error = game._illegal(action, reason)
+    def act(self, agent: str, action: Any) -> None:
+        """``step(action)`` after checking that it is ``agent``'s turn: for loops that keep
+        one policy per agent and want acting out of turn to fail loudly."""
+        game = self._require_game()
+        if agent not in self.agent_name_mapping:
+            raise self._error(game, agent, action, f"unknown agent {agent!r}")
+        if agent != self.agent_selection:
+            raise self._error(
+                game, agent, action, f"not {agent}'s turn ({self.agent_selection} is to act)"
+            )
+        self.step(action)
+
+    def _error(self, game: Game, agent: str, action: Any, reason: str) -> IllegalActionError:
+        error = game._illegal(action, f"{agent}: {reason}")
         error.agent = agent  # type: ignore[attr-defined]
+        return error
+
+    def _validate(self, game: Game, agent: str, action: Any) -> int | None:
+        """The action as an int if legal; raise or penalize otherwise (never substitute).
+        Non-integers always raise (a bug in the caller, not a move); in ``"penalize"`` mode
+        out-of-range and illegal ids end the game."""
+        if type(action) is not int:
+            if isinstance(action, np.integer) or (
+                isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"
+            ):
+                action = int(action)
+            else:
+                raise self._error(
+                    game, agent, action, f"action must be an int, got {type(action).__name__}"
+                )
+        mask = self._mask
+        if mask is not None and 0 <= action < NUM_ACTIONS and mask[action]:
+            return action
+        if 0 <= action < NUM_ACTIONS:
+            reason = "not legal now"
+        else:
+            reason = f"action id out of range 0..{NUM_ACTIONS - 1}"
+        error = self._error(game, agent, action, reason)
         if self.illegal_action == "raise":
             raise error
         seat = self.agent_name_mapping[agent]
@@ -228,15 +255,18 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         return None
 
     def _finish(self, rewards: list[float]) -> None:
+        """End the episode for every agent with these rewards (game over or penalty)."""
+        game = self._require_game()
+        self._mask = None
+        scores = game.scores()
+        winners = game.winners() if game.is_terminal else []
         for a in self.agents:
             self.rewards[a] = rewards[self.agent_name_mapping[a]]
             self.terminations[a] = True
             self.infos[a].pop("action_mask", None)
+            self.infos[a]["scores"] = scores[:]
+            self.infos[a]["winners"] = winners[:]
         self._accumulate_rewards()
-        game = self._require_game()
-        for a in self.agents:
-            self.infos[a]["scores"] = game.scores()
-            self.infos[a]["winners"] = game.winners()
 
     # ---- extras --------------------------------------------------------------------------
 
@@ -291,7 +321,18 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
     def _set_aec_state(self, state: dict[str, Any]) -> None:
         for name, value in state.items():
             setattr(self, name, value)
-        self._mask = None
+        self._mask = self._live_mask()
+
+    def _live_mask(self) -> np.ndarray | None:
+        """The mask of the agent to act, or None when nobody is (game over or penalized)."""
+        game = self.game
+        if game is None or game.current < 0 or not self.agents:
+            return None
+        if self.terminations.get(self.agent_selection, True):
+            return None
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[game.legal_actions()] = 1
+        return mask
 
     # ---- pickle / deepcopy: preserve the game exactly (PettingZoo #1307, #1186) ----------------
 
@@ -307,4 +348,4 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.__dict__.update(state)
         self.game = None if game is None else Game.from_dict(game)
         self._encoder = ObservationEncoder(self.oracle)
-        self._mask = None
+        self._mask = self._live_mask()

@@ -8,11 +8,16 @@ stay zero), so one policy can play every seat and player count. ``LAYOUT`` lists
 Hidden information never enters the vector: other players' special tiles, the strengths of
 face-down counters the observer does not control, deck orders and the RNG. The ``oracle``
 variant appends a clearly separate block with all of that (debugging, privileged critics).
+
+How it is fast (the AEC env calls it at every decision): the public part of the vector is
+kept once per game state in **absolute** seat order and re-encoded group by group only when
+the engine lists a group reads have changed; a player's vector is then one numpy gather
+through a precomputed seat permutation, plus the few private blocks (his special tile and
+the counter strengths he can see), cached per player.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -28,6 +33,7 @@ M = D.NUM_MILITARY_CITIES
 L = D.LOCATION_SLOTS
 K = D.NUM_CLASSES
 NUM_PHASES = len(Phase)
+CLIP = 4.0  # upper bound of the observation space; only extreme stacks could exceed it
 
 
 class Block(NamedTuple):
@@ -78,13 +84,13 @@ LAYOUT: tuple[Block, ...] = (
         "box_known_strength",
         L * 2 * 2,
         "sum of strengths the observer can see at [slot][side][H, T]",
-        "/12",
+        "/12, clipped at 4",
     ),
     Block(
         "box_unknown_count",
         L * 2 * 2,
         "counters whose strength the observer cannot see at [slot][side][H, T]",
-        "/4",
+        "/4, clipped at 4",
     ),
     Block("stacks", K, "counters in city stacks / Persian shield per class", "/4"),
     Block("dead_pool", K, "counters in the dead pool per class", "/4"),
@@ -129,9 +135,9 @@ LAYOUT: tuple[Block, ...] = (
         L + 2 + 2 + 2 + 1 + 2 + 6 + M,
         "battle: slot, round, tokens att/def, head start, doubled, strengths att/def, "
         "CRT column, tied casualty cities",
-        "0/1, tokens /2, strengths /20",
+        "0/1, tokens /2, strengths /20 clipped at 4",
     ),
-    Block("scores", S * 2, "VP so far, location VP [relative seat]", "/50, /30"),
+    Block("scores", S * 2, "VP so far, location VP [relative seat]", "/50 clipped at 4, /30"),
 )
 
 OFFSETS: dict[str, tuple[int, int]] = {}
@@ -150,10 +156,6 @@ ORACLE_LAYOUT: tuple[Block, ...] = (
 )
 ORACLE_SIZE = OBS_SIZE + sum(b.size for b in ORACLE_LAYOUT)
 
-_STRENGTH8 = np.array([1, 2, 3, 4, 1, 2, 3, 4], dtype=np.float32)
-# _BITS7[mask] = the 7 low bits of mask as floats (city bitmasks to one-hot rows).
-_BITS7 = np.array([[m >> b & 1 for b in range(7)] for m in range(128)], dtype=np.float32)
-
 
 def observation_size(oracle: bool = False) -> int:
     return ORACLE_SIZE if oracle else OBS_SIZE
@@ -162,11 +164,139 @@ def observation_size(oracle: bool = False) -> int:
 def observation_space(oracle: bool = False):  # type: ignore[no-untyped-def]
     import gymnasium as gym
 
-    return gym.spaces.Box(-1.0, 4.0, shape=(observation_size(oracle),), dtype=np.float32)
+    return gym.spaces.Box(-1.0, CLIP, shape=(observation_size(oracle),), dtype=np.float32)
+
+
+# ---- seat-indexed positions: (block, offset inside the block, stride between seats) --------
+
+
+def _rows(block: str, rows: int, row_len: int = S, first: int = 0) -> list[tuple[str, int, int]]:
+    """``rows`` groups of S consecutive seat entries every ``row_len`` floats."""
+    return [(block, first + i * row_len, 1) for i in range(rows)]
+
+
+SEAT_GROUPS: tuple[tuple[str, int, int], ...] = tuple(
+    _rows("seat_present", 1)
+    + _rows("acting_seat", 1)
+    + _rows("cubes", C)
+    + _rows("candidates", C * 2)
+    + _rows("supply", 1)
+    + _rows("leaders", C)
+    + _rows("persian_leaders", 1)
+    + _rows("statues", C)
+    + [("tiles_held", j, 2) for j in range(2)]
+    + [("colours_taken", j, 7) for j in range(7)]
+    + _rows("first_players", 2)
+    + _rows("mains", L * 2)
+    + _rows("specials_held", 1)
+    + _rows("specials_played", D.NUM_SPECIALS)
+    + _rows("commit_step", 1)
+    + _rows("alkibiades", 2, C + S, first=C)
+    + _rows("scores", 2)
+)
+# Blocks that depend on the observer beyond the seat order; filled after the gather.
+PRIVATE_BLOCKS = (
+    "own_special",
+    "own_pool",
+    "unseen_strengths",
+    "box_known_strength",
+    "box_unknown_count",
+)
+_ZERO = OBS_SIZE  # index of a constant 0 appended to the absolute vector (absent seats)
+_PERMS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def seat_permutation(n: int, player: int) -> np.ndarray:
+    """Index array: relative vector of ``player`` = absolute vector (plus a trailing 0)
+    taken at these indices. Built once per (player count, seat)."""
+    perm = _PERMS.get((n, player))
+    if perm is None:
+        idx = list(range(OBS_SIZE))
+        for name, first, stride in SEAT_GROUPS:
+            base = OFFSETS[name][0] + first
+            for r in range(S):
+                idx[base + r * stride] = base + (player + r) % n * stride if r < n else _ZERO
+        for name in PRIVATE_BLOCKS:
+            a, b = OFFSETS[name]
+            idx[a:b] = [_ZERO] * (b - a)
+        perm = _PERMS[(n, player)] = np.array(idx, dtype=np.intp)
+    return perm
+
+
+# ---- static tables --------------------------------------------------------------------------
+
+_BOXES = L * 4  # (slot * 2 + side) * 2 + (0 main | 1 allied), as in the engine
+# _BITS7[mask] = the 7 low bits of mask as floats (city bitmasks to one-hot rows).
+_BITS7 = np.array([[m >> b & 1 for b in range(7)] for m in range(128)], dtype=np.float32)
+# _SEE[mask][class] = 1 if the class's city is in the bitmask (the observer sees it).
+_SEE = np.repeat(_BITS7, 8, axis=1)
+_UNSEE = 1 - _SEE
+# class counts of one box -> [its box_counts row [city][type], scaled /4 (exact in float32) |
+# [count][type][city] (14..27) | [strength sum][type][city] (28..41)]
+_BOX_MATRIX = np.zeros((K, 3 * 2 * M), dtype=np.float32)
+for _k in range(K):
+    _city, _type, _strength = D.CLASS_CITY[_k], D.CLASS_TYPE[_k], D.CLASS_STRENGTH[_k]
+    _BOX_MATRIX[_k, _city * 2 + _type] = 0.25
+    _BOX_MATRIX[_k, 2 * M + _type * M + _city] = 1
+    _BOX_MATRIX[_k, 4 * M + _type * M + _city] = _strength
+_ONES = np.ones(L * 4, dtype=np.float32)
+_CLASS_CITY_TYPE = tuple(D.CLASS_CITY[k] * 2 + D.CLASS_TYPE[k] for k in range(K))
+_CLASS_COLUMN = tuple(D.CLASS_TYPE[k] * M + D.CLASS_CITY[k] for k in range(K))
+_CLASS_STRENGTH = D.CLASS_STRENGTH
+_MAX_PATCHES = 6  # more changed counts than this: re-encode the whole block
+
+
+def _changed_bytes(new: bytearray, old: bytearray) -> list[int] | None:
+    """Indices where two equally long byte strings differ (highest first), or None when
+    there are more than ``_MAX_PATCHES``. XOR of the strings read as big ints runs in C."""
+    diff = int.from_bytes(new, "little") ^ int.from_bytes(old, "little")
+    out = []
+    while diff:
+        if len(out) == _MAX_PATCHES:
+            return None
+        top = (diff.bit_length() - 1) >> 3
+        out.append(top)
+        diff &= (1 << (top << 3)) - 1  # clear byte ``top`` and everything above it
+    return out
+
+
+_PRIVATE_BOX_WEIGHTS: dict[int, np.ndarray] = {}
+
+
+def _private_box_weights(known: int) -> np.ndarray:
+    """Side sums (``_BOX_MATRIX`` columns 14..41 for each of the 14 sides, flattened) ->
+    [box_known_strength | box_unknown_count] for an observer who sees the cities in bitmask
+    ``known``; built on first use."""
+    w = _PRIVATE_BOX_WEIGHTS.get(known)
+    if w is None:
+        w = np.zeros((L * 2 * 28, L * 2 * 2 * 2), dtype=np.float32)
+        for s in range(L * 2):
+            for t in range(2):
+                for c in range(M):
+                    if known >> c & 1:
+                        w[s * 28 + 14 + t * M + c, s * 2 + t] = 1
+                    else:
+                        w[s * 28 + t * M + c, L * 4 + s * 2 + t] = 1
+        _PRIVATE_BOX_WEIGHTS[known] = w
+    return w
+
+
+_PRIVATE_BOX_DIVISORS = np.array([12.0] * (L * 4) + [4.0] * (L * 4), dtype=np.float32)
+# [own_pool | unseen_strengths] = [pool | pool + face-down boxes] * _POOL_WEIGHTS[known]
+_POOL_WEIGHTS = np.concatenate((_SEE, _UNSEE), axis=1) / 4
+_TILE_VP = tuple(t.vp for t in D.LOCATION_TILES)
+_STATUE_VALUES = tuple(
+    tuple(D.statue_value(c, d) for d in range(D.NUM_LOCATION_TILES + 1)) for c in range(C)
+)
+
+
+def _statue_value(city: int, defeats: int) -> int:
+    return _STATUE_VALUES[city][min(defeats, D.NUM_LOCATION_TILES)]
 
 
 def _location_table() -> np.ndarray:
-    rows = np.zeros((D.NUM_LOCATION_TILES, 14), dtype=np.float32)
+    """Static features of each location tile (the 'resolved' column is set per game)."""
+    rows = np.zeros((D.NUM_LOCATION_TILES, 15), dtype=np.float32)
     for t, tile in enumerate(D.LOCATION_TILES):
         rows[t, tile.city] = 1
         rows[t, 6] = tile.vp / 7
@@ -189,308 +319,439 @@ _LOCATION_ROWS = _location_table()
 _DISPLAY_ROWS = _display_table()
 
 
+def _slice(name: str) -> slice:
+    return slice(*OFFSETS[name])
+
+
+def _span(first: str, last: str) -> slice:
+    return slice(OFFSETS[first][0], OFFSETS[last][1])
+
+
+# Offsets used in the hot paths, looked up once.
+_O = {b.name: OFFSETS[b.name][0] for b in LAYOUT}
+_HEADER = _span("phase", "acting_seat")
+_POLITICS = _span("cubes", "statue_values")
+_INFLUENCE = _span("display", "first_players")
+_LOCATIONS = _span("locations", "mains")
+_RESERVES = _span("stacks", "dead_pool")
+_POOL_COUNTS = _slice("pool_counts")
+_BOX_COUNTS = _slice("box_counts")
+_RELATIONS = _span("war", "denied")
+_SPECIALS = _span("specials_held", "specials_played")
+_SCORES = _slice("scores")
+_CONTEXT = _span("commit_step", "battle")
+# Phases whose sub-step context blocks are non-zero (besides a pending request, Alkibiades).
+_CONTEXT_PHASES = frozenset(
+    (
+        Phase.COMMIT,
+        Phase.PERMISSION,
+        Phase.INFLUENCE_PICK,
+        Phase.DEAD_POOL,
+        Phase.BATTLE_SPECIAL,
+        Phase.CASUALTY,
+    )
+)
+_PRIVATE_BOX = _span("box_known_strength", "box_unknown_count")
+_PRIVATE_POOL = _span("own_pool", "unseen_strengths")
+
+
+# ---- public API ---------------------------------------------------------------------------
+
+
 def encode_observation(
     game: Game, player: int, out: np.ndarray | None = None, oracle: bool = False
 ) -> np.ndarray:
-    """Encode ``game`` as seen by seat ``player`` into ``out`` (allocated if None).
-    Stateless; ``ObservationEncoder`` gives the same result faster when called repeatedly."""
-    size = observation_size(oracle)
+    """Encode ``game`` as seen by seat ``player`` (into ``out`` if given). Stateless: a fresh
+    ``ObservationEncoder`` each call; keep one encoder when encoding repeatedly."""
+    obs = ObservationEncoder(oracle).encode(game, player)
     if out is None:
-        out = np.zeros(size, dtype=np.float32)
-    else:
-        out[:] = 0.0
-    enc = _Encoder(game, player, out)
-    for group in GROUPS:
-        getattr(enc, group.method)()
-    if oracle:
-        _encode_oracle(game, player, out)
+        return obs
+    out[:] = obs
     return out
 
 
-class Group(NamedTuple):
-    """Consecutive blocks re-encoded together when ``key`` (a snapshot of the state they
-    are computed from) changes."""
-
-    first: str
-    last: str
-    method: str
-    key: Callable[[Game, int], Any] | None  # None: re-encode every time (cheap)
-
-
-def _politics_key(g: Game, p: int) -> Any:
-    return (
-        g.n,
-        g.cubes[:],
-        g.cand[:],
-        g.supply[:],
-        g.leader[:],
-        g.persian,
-        g.statues[:],
-        g.defeats[:],
-    )
-
-
-def _influence_key(g: Game, p: int) -> Any:
-    return (
-        g.n,
-        g.display[:],
-        len(g.influence_deck),
-        len(g.loc_deck),
-        g.held2[:],
-        g.held1[:],
-        g.colours_taken[:],
-        g.first_player,
-        g.commit_first,
-    )
-
-
-def _locations_key(g: Game, p: int) -> Any:
-    return (g.n, g.loc_display[:], [g.loc_done[t] for t in g.loc_display], g.main[:])
-
-
-def _military_key(g: Game, p: int) -> Any:
-    return (g.at[:], g.pool[:], g.stack[:], g.dead[:], known_cities(g, p), revealed_slot(g))
-
-
-def _relations_key(g: Game, p: int) -> Any:
-    return (g.war[:], g.ally[:], g.perm[:], g.denied[:])
-
-
-def _specials_key(g: Game, p: int) -> Any:
-    return (g.n, g.special[p], [t >= 0 for t in g.special], g.special_played[:])
-
-
-def _scores_key(g: Game, p: int) -> Any:
-    return (g.n, g.cubes[:], g.cand[:], g.statues[:], g.defeats[:], g.loc_claim[:])
-
-
-GROUPS: tuple[Group, ...] = (
-    Group("phase", "acting_seat", "_header", None),
-    Group("cubes", "statue_values", "_politics", _politics_key),
-    Group("display", "first_players", "_influence", _influence_key),
-    Group("locations", "mains", "_locations", _locations_key),
-    Group("box_counts", "unseen_strengths", "_military", _military_key),
-    Group("war", "denied", "_relations", _relations_key),
-    Group("own_special", "specials_played", "_specials", _specials_key),
-    Group("commit_step", "battle", "_context", None),
-    Group("scores", "scores", "_scores", _scores_key),
-)
-
-
 class ObservationEncoder:
-    """Encodes observations into one buffer per observer, re-encoding only the groups of
-    blocks whose inputs changed since that observer's last call (the returned array is that
-    buffer: copy it if you keep it)."""
+    """Encodes observations of one game after another. ``encode`` returns a new array each
+    call (safe to keep). The public blocks are kept in absolute seat order and updated in
+    place from the engine values that changed since the previous call (any observer, any
+    game: every cache compares values, never identities)."""
 
     def __init__(self, oracle: bool = False) -> None:
         self.oracle = oracle
         self.size = observation_size(oracle)
-        self._buffers: dict[int, np.ndarray] = {}
-        self._keys: dict[int, list[Any]] = {}
+        self.reset()
 
     def reset(self) -> None:
-        self._buffers.clear()
-        self._keys.clear()
+        """Forget every cached input (optional: every cache is keyed by engine values)."""
+        self._abs = np.zeros(OBS_SIZE + 1, dtype=np.float32)  # + the constant-0 slot
+        self._keys: dict[str, Any] = {}
+        self._private: dict[int, tuple[Any, np.ndarray, np.ndarray]] = {}
+        self._context_set = False
+        self._location_vp = [0] * S
+        self._statue_vp = [0] * S
+        # Military counters, kept incrementally (a placement changes one box of 28):
+        self._military_version = 0
+        self._at = np.zeros((_BOXES, K), dtype=np.float32)  # [box][class]
+        self._class_total = np.zeros(K, dtype=np.float32)  # summed over all boxes
+        # [slot * 2 + side][count | strength sum][type][city], both boxes of a side together
+        self._side = np.zeros((L * 2, 2 * 2 * M), dtype=np.float32)
+        self._at_list = [0] * (_BOXES * K)  # the engine's ``at`` as encoded
+        self._at_bytes = bytearray(_BOXES * K)
+        self._pool_list = [0] * K
+        self._pool_bytes = bytearray(K)
+        self._pool = np.zeros(K, dtype=np.float32)
+        self._pools = np.zeros(2 * K, dtype=np.float32)
 
     def encode(self, game: Game, player: int) -> np.ndarray:
-        out = self._buffers.get(player)
-        if out is None:
-            out = self._buffers[player] = np.zeros(self.size, dtype=np.float32)
-            self._keys[player] = [object()] * len(GROUPS)
-        keys = self._keys[player]
-        enc = _Encoder(game, player, out)
-        for i, group in enumerate(GROUPS):
-            if group.key is not None:
-                key = group.key(game, player)
-                if key == keys[i]:
-                    continue
-                keys[i] = key
-            a, b = _GROUP_SLICES[i]
-            out[a:b] = 0.0
-            getattr(enc, group.method)()
+        self._update_public(game)
+        perm = _PERMS.get((game.n, player))
+        out = self._abs.take(seat_permutation(game.n, player) if perm is None else perm)
+        self._fill_private(game, player, out)
         if self.oracle:
-            out[OBS_SIZE:] = 0.0
-            _encode_oracle(game, player, out)
+            full = np.zeros(ORACLE_SIZE, dtype=np.float32)
+            full[:OBS_SIZE] = out
+            _encode_oracle(game, player, full)
+            return full
         return out
 
+    # ---- public part, absolute seats ------------------------------------------------------
 
-_GROUP_SLICES = tuple((OFFSETS[g.first][0], OFFSETS[g.last][1]) for g in GROUPS)
+    def _previous(self, name: str, key: tuple[Any, ...]) -> Any:
+        """The copy of ``key`` (live engine lists and scalars) stored last time, ``None``
+        if nothing was stored, or ``False`` if nothing changed; stores a copy of ``key``."""
+        old = self._keys.get(name)
+        if old == key:
+            return False
+        self._keys[name] = tuple([v[:] if type(v) is list else v for v in key])
+        return old
 
+    def _update_public(self, g: Game) -> None:
+        a = self._abs
+        header = (g.n, g.phase, g.turn, g.current)
+        if self._keys.get("header") != header:
+            self._keys["header"] = header
+            _encode_header(g, a)
+        old = self._previous(
+            "politics", (g.n, g.cubes, g.cand, g.supply, g.leader, g.persian, g.statues, g.defeats)
+        )
+        politics_changed = old is not False
+        if politics_changed:
+            _encode_politics(g, a, old)
+        old = self._previous(
+            "influence",
+            (
+                g.n,
+                g.display,
+                len(g.influence_deck),
+                len(g.loc_deck),
+                g.held2,
+                g.held1,
+                g.colours_taken,
+                g.first_player,
+                g.commit_first,
+            ),
+        )
+        if old is not False:
+            _encode_influence(g, a, old)
+        version = self._military_version
+        if g.at != self._at_list:  # a list compare: C speed, no copy
+            self._at_list = g.at[:]
+            self._update_boxes(bytearray(g.at))  # counts are small ints: bytes at C speed
+        if g.pool != self._pool_list:
+            self._pool_list = g.pool[:]
+            self._update_pool(bytearray(g.pool))
+        if version != self._military_version:
+            # [hands | hands + face-down boxes] per class, for the private blocks
+            self._pools = np.concatenate((self._pool, self._pool + self._class_total))
+        # Groups that change a few times per turn: one comparison when none changed.
+        rare = (g.loc_display, g.loc_done, g.main, g.loc_claim, g.stack, g.dead, g.war, g.ally)
+        rare += (g.perm, g.denied, g.special, g.special_played, g.n)
+        claims_changed = False
+        if self._previous("rare", rare) is not False:
+            old = self._previous("locations", (g.loc_display, g.loc_done, g.main))
+            if old is not False:
+                _encode_locations(g, a, old)
+            claims_changed = self._previous("location_vp", (g.n, g.loc_claim)) is not False
+            if self._previous("reserves", (g.stack, g.dead)) is not False:
+                a[_RESERVES] = g.stack + g.dead
+                a[_RESERVES] /= 4
+            if self._previous("relations", (g.war, g.ally, g.perm, g.denied)) is not False:
+                a[_RELATIONS] = _BITS7[g.war + g.ally + g.perm + g.denied].ravel()
+            if self._previous("specials", (g.n, g.special, g.special_played)) is not False:
+                _encode_specials(g, a)
+        if g.phase in _CONTEXT_PHASES or g.pending or g.alki:
+            _encode_context(g, a)
+            self._context_set = True
+        elif self._context_set:
+            a[_CONTEXT] = 0.0
+            self._context_set = False
+        if politics_changed or claims_changed:
+            self._update_scores(g, claims_changed)
 
-class _Encoder:
-    __slots__ = ("g", "p", "n", "out", "seats")
+    def _update_scores(self, g: Game, claims_changed: bool) -> None:
+        """VP so far as in ``Game.scores`` (B.10): cubes, location tiles and statues, with the
+        location and statue parts cached (they change a few times per game)."""
+        if claims_changed:
+            vp = [0] * S
+            for t, claim in enumerate(g.loc_claim):
+                for q in range(g.n):
+                    if claim >> q & 1:
+                        vp[q] += _TILE_VP[t]
+            self._location_vp = vp
+        if self._previous("statue_vp", (g.n, g.statues, g.defeats)) is not False:
+            values = [_statue_value(c, d) for c, d in enumerate(g.defeats)]
+            statues = g.statues
+            self._statue_vp = [
+                sum(s * v for s, v in zip(statues[q::S], values, strict=True)) for q in range(S)
+            ]
+        cubes, cand, loc_vp, statue_vp = g.cubes, g.cand, self._location_vp, self._statue_vp
+        scores = [0.0] * (2 * S)
+        for q in range(g.n):
+            vp = sum(cubes[q::S]) + cand.count(q) + loc_vp[q] + statue_vp[q]
+            scores[q] = min(vp / 50, CLIP)
+            scores[S + q] = loc_vp[q] / 30
+        self._abs[_SCORES] = scores
 
-    def __init__(self, game: Game, player: int, out: np.ndarray) -> None:
-        self.g, self.p, self.n, self.out = game, player, game.n, out
-        # seats[r] = absolute seat at relative slot r
-        self.seats = [(player + r) % game.n for r in range(game.n)]
+    def _update_boxes(self, at: bytearray) -> None:
+        """Update the box blocks from the engine's ``at`` as bytes (counts per class are
+        small ints). A placement changes one count: found by XOR of the byte strings as
+        ints and patched in place; bigger changes (a battle's end) re-encode everything."""
+        self._military_version += 1
+        changed = _changed_bytes(at, self._at_bytes)
+        self._at_bytes = at
+        if changed is None:
+            self._at = np.frombuffer(at, dtype=np.uint8).reshape(_BOXES, K).astype(np.float32)
+            self._class_total = _ONES @ self._at
+            per_box = self._at @ _BOX_MATRIX
+            self._abs[_BOX_COUNTS] = per_box[:, : M * 2].ravel()
+            self._side = per_box[0::2, M * 2 :] + per_box[1::2, M * 2 :]  # main + allied box
+            return
+        at_flat, side, total, a = self._at.ravel(), self._side.ravel(), self._class_total, self._abs
+        o = _O["box_counts"]
+        for i in changed:
+            box, k = divmod(i, K)
+            delta = at[i] - at_flat[i]
+            at_flat[i] = at[i]
+            total[k] += delta
+            column = _CLASS_COLUMN[k]  # type * M + city
+            a[o + box * M * 2 + _CLASS_CITY_TYPE[k]] += delta / 4
+            side[(box >> 1) * 28 + column] += delta
+            side[(box >> 1) * 28 + 2 * M + column] += delta * _CLASS_STRENGTH[k]
 
-    def rel(self, seat: int) -> int:
-        return (seat - self.p) % self.n
+    def _update_pool(self, pool: bytearray) -> None:
+        """Hands (the leaders' pools): patched like ``_update_boxes``."""
+        self._military_version += 1
+        changed = _changed_bytes(pool, self._pool_bytes)
+        self._pool_bytes = pool
+        if changed is None:
+            self._pool = np.frombuffer(pool, dtype=np.uint8).astype(np.float32)
+            self._abs[_POOL_COUNTS] = self._pool.reshape(M * 2, 4).sum(axis=1) / 10
+            return
+        o = _O["pool_counts"]
+        for k in changed:
+            self._pool[k] = pool[k]
+            j = _CLASS_CITY_TYPE[k]  # city * 2 + type: four classes by strength each
+            self._abs[o + j] = sum(pool[j * 4 : j * 4 + 4]) / 10
 
-    def block(self, name: str) -> np.ndarray:
-        a, b = OFFSETS[name]
-        return self.out[a:b]
+    # ---- private part, per observer --------------------------------------------------------
 
-    def per_city_seat(self, name: str, values: list[int], scale: float) -> None:
-        grid = np.asarray(values, dtype=np.float32).reshape(C, S)[:, : self.n]
-        self.block(name).reshape(C, S)[:, : self.n] = grid[:, self.seats] / scale
-
-    def _header(self) -> None:
-        g, n = self.g, self.n
-        self.block("phase")[int(g.phase)] = 1
-        self.block("turn")[min(g.turn, 3) - 1] = 1
-        self.block("num_players")[n - 3] = 1
-        self.block("seat_present")[:n] = 1
-        if g.current >= 0:
-            self.block("acting_seat")[self.rel(g.current)] = 1
-
-    def _politics(self) -> None:
-        g, n, seats = self.g, self.n, self.seats
-        self.per_city_seat("cubes", g.cubes, 10.0)
-        cand = self.block("candidates").reshape(C * 2, S)
-        for i, q in enumerate(g.cand):
-            if q >= 0:
-                cand[i, self.rel(q)] = 1
-        self.block("supply")[:n] = [g.supply[q] / 30 for q in seats]
-        leaders = self.block("leaders").reshape(C, S)
-        for c, q in enumerate(g.leader):
-            if q >= 0:
-                leaders[c, self.rel(q)] = 1
-        self.block("persian_leaders")[:n] = [g.persian >> q & 1 for q in seats]
-        self.per_city_seat("statues", g.statues, 3.0)
-        self.block("defeats")[:] = [d / 4 for d in g.defeats]
-        self.block("statue_values")[:] = [D.statue_value(c, g.defeats[c]) / 9 for c in range(C)]
-
-    def _influence(self) -> None:
-        g, seats = self.g, self.seats
-        display = self.block("display").reshape(D.INFLUENCE_DISPLAY_SIZE, 12)
-        for s, t in enumerate(g.display):
-            if t >= 0:
-                display[s] = _DISPLAY_ROWS[t]
-        self.block("deck_size")[:] = (len(g.influence_deck) / 36, len(g.loc_deck) / 21)
-        held = self.block("tiles_held").reshape(S, 2)
-        colours = self.block("colours_taken").reshape(S, 7)
-        for r, q in enumerate(seats):
-            held[r] = (g.held2[q] / 5, g.held1[q] / 5)
-            colours[r] = _BITS7[g.colours_taken[q]]
-        first = self.block("first_players").reshape(2, S)
-        first[0, self.rel(g.first_player)] = 1
-        first[1, self.rel(g.commit_first)] = 1
-
-    def _scores(self) -> None:
-        g, n, seats = self.g, self.n, self.seats
-        scores = g.scores()
-        sc = self.block("scores").reshape(2, S)
-        sc[0, :n] = [scores[q] / 50 for q in seats]
-        sc[1, :n] = [g.location_vp(q) / 30 for q in seats]
-
-    def _locations(self) -> None:
-        g = self.g
-        locs = self.block("locations").reshape(L, 15)
-        for s, t in enumerate(g.loc_display):
-            if t >= 0:
-                locs[s, :14] = _LOCATION_ROWS[t]
-                locs[s, 14] = g.loc_done[t]
-        mains = self.block("mains").reshape(L * 2, S)
-        for i, q in enumerate(g.main):
-            if q >= 0:
-                mains[i, self.rel(q)] = 1
-
-    def _military(self) -> None:
-        g = self.g
-        at = np.array(g.at, dtype=np.float32).reshape(L, 4, M, 8)  # 4 = side * 2 + box
-        self.block("box_counts")[:] = at.reshape(L, 4, M, 2, 4).sum(axis=4).ravel() / 4
-        known = _BITS7[known_cities(g, self.p)]
-        seen = at * known[None, None, :, None]
+    def _fill_private(self, g: Game, player: int, out: np.ndarray) -> None:
+        own = g.special[player]
+        out[_O["own_special"] + (own if own >= 0 else D.NUM_SPECIALS)] = 1
+        known = known_cities(g, player)
         revealed = revealed_slot(g)
-        if revealed >= 0:
-            seen[revealed] = at[revealed]
-        hidden = at - seen
-        by_type = (seen * _STRENGTH8).reshape(L, 2, 2, M, 2, 4).sum(axis=(2, 3, 5))
-        self.block("box_known_strength")[:] = by_type.ravel() / 12
-        unknown = hidden.reshape(L, 2, 2, M, 2, 4).sum(axis=(2, 3, 5))
-        self.block("box_unknown_count")[:] = unknown.ravel() / 4
-        self.block("stacks")[:] = g.stack
-        self.block("dead_pool")[:] = g.dead
-        pool = np.array(g.pool, dtype=np.float32).reshape(M, 8)
-        self.block("pool_counts")[:] = pool.reshape(M, 2, 4).sum(axis=2).ravel() / 10
-        self.block("own_pool")[:] = (pool * known[:, None]).ravel() / 4
-        unseen = (pool + hidden.sum(axis=(0, 1))) * (1 - known)[:, None]
-        self.block("unseen_strengths")[:] = unseen.ravel() / 4
-        a, b = OFFSETS["stacks"][0], OFFSETS["dead_pool"][1]
-        self.out[a:b] /= 4
+        key = (self._military_version, known, revealed)
+        cached = self._private.get(player)
+        if cached is None or cached[0] != key:
+            cached = self._private[player] = (key, *self._strength_blocks(known, revealed))
+        out[_PRIVATE_BOX] = cached[1]
+        out[_PRIVATE_POOL] = cached[2]
 
-    def _relations(self) -> None:
-        g = self.g
-        self.block("war")[:] = _BITS7[g.war].ravel()
-        self.block("alliance")[:] = _BITS7[g.ally].ravel()
-        self.block("permissions")[:] = _BITS7[g.perm].ravel()
-        self.block("denied")[:] = _BITS7[g.denied].ravel()
+    def _strength_blocks(self, known: int, revealed: int) -> tuple[np.ndarray, np.ndarray]:
+        """What strengths the observer sees: his own cities' counters (hand and boxes), the
+        counters of the location being resolved, and the public multiset of the rest.
+        Returns (box_known_strength + box_unknown_count, own_pool + unseen_strengths)."""
+        boxes = self._side.ravel() @ _private_box_weights(known)
+        pools = self._pools * _POOL_WEIGHTS[known]
+        if revealed >= 0:  # everything at the slot being resolved is face up
+            for r in (revealed * 2, revealed * 2 + 1):
+                for t in range(2):
+                    boxes[r * 2 + t] = self._side[r, 14 + t * M : 14 + t * M + M].sum()
+                    boxes[L * 4 + r * 2 + t] = 0
+            hidden = self._class_total - self._at[revealed * 4 : revealed * 4 + 4].sum(axis=0)
+            pools[K:] = (self._pool + hidden) * _POOL_WEIGHTS[known][K:]
+        boxes /= _PRIVATE_BOX_DIVISORS
+        return np.minimum(boxes, CLIP, out=boxes), pools
 
-    def _specials(self) -> None:
-        g, p = self.g, self.p
-        own = self.block("own_special")
-        own[g.special[p] if g.special[p] >= 0 else D.NUM_SPECIALS] = 1
-        self.block("specials_held")[: self.n] = [g.special[q] >= 0 for q in self.seats]
-        played = self.block("specials_played").reshape(D.NUM_SPECIALS, S)
-        for t, q in enumerate(g.special_played):
-            if q >= 0:
-                played[t, self.rel(q)] = 1
 
-    def _context(self) -> None:
-        g = self.g
-        phase = g.phase
-        step = self.block("commit_step")
-        if phase in (Phase.COMMIT, Phase.PERMISSION):
-            step[self.rel(g.step_player)] = 1
-            step[S : S + 4] = (
-                g.step_normal / 2,
-                g.step_extra / 2,
-                g.step_closed,
-                g.step_spend >= 0,
-            )
-            if g.step_spend >= 0:
-                step[S + 4 + g.step_spend] = 1
-        step[S + 4 + C] = g.pick_special_done if phase == Phase.INFLUENCE_PICK else 0
-        if g.pending:
-            req = self.block("permission_request")
-            klass, slot, side = g.pending
-            req[D.CLASS_CITY[klass]] = 1
-            req[M + D.CLASS_TYPE[klass]] = 1
-            req[M + 2 + slot] = 1
-            req[M + 2 + L + side] = 1
-        if g.alki:
-            alki = self.block("alkibiades").reshape(2, C + S)
-            alki[0, g.alki[0]] = 1
-            alki[0, C + self.rel(g.alki[1])] = 1
-            if len(g.alki) == 5:
-                alki[1, g.alki[3]] = 1
-                alki[1, C + self.rel(g.alki[4])] = 1
-        if phase == Phase.DEAD_POOL:
-            self.block("dead_pool_city")[g.dp_queue[g.dp_index + 1]] = 1
-        if phase in (Phase.BATTLE_SPECIAL, Phase.CASUALTY):
-            self._battle()
+# ---- group encoders (absolute seats; the seat permutation makes them relative) -------------
+# ``old`` is the tuple of engine values encoded last time (None: nothing encoded yet); only
+# the entries that differ are rewritten.
 
-    def _battle(self) -> None:
-        g = self.g
-        b = self.block("battle")
-        slot = g.b_slot
-        tile = D.LOCATION_TILES[g.loc_display[slot]]
-        unit = tile.rounds[g.b_round]
-        b[slot] = 1
-        b[L + g.b_round] = 1
-        b[L + 2 : L + 4] = (g.b_tokens[0] / 2, g.b_tokens[1] / 2)
-        if g.b_head >= 0:
-            b[L + 4 + g.b_head] = 1
-        b[L + 6] = g.b_double
-        attack = g._strength(slot, 0, unit) + tile.rebels[unit]
-        defence = g._strength(slot, 1, unit) + tile.militia[unit]
-        b[L + 7 : L + 9] = (attack / 20, defence / 20)
-        if attack >= 1 and defence >= 1:
-            b[L + 9 + D.crt_column(attack, defence)] = 1
-        for k in g.b_cas if g.phase == Phase.CASUALTY else ():
-            b[L + 15 + D.CLASS_CITY[k]] = 1
+
+def _write_scaled(a: np.ndarray, o: int, new: list[int], old: list[int] | None, d: float) -> None:
+    """a[o + i] = new[i] / d for every i where new differs from old."""
+    if old is None:
+        a[o : o + len(new)] = new
+        a[o : o + len(new)] /= d
+        return
+    for i, v in enumerate(new):
+        if v != old[i]:
+            a[o + i] = v / d
+
+
+def _write_onehot(
+    a: np.ndarray, o: int, new: list[int], old: list[int] | None, width: int = S
+) -> None:
+    """Row i of width ``width`` is one-hot at new[i] (all zero for -1)."""
+    for i, v in enumerate(new):
+        was = -1 if old is None else old[i]
+        if v != was:
+            if was >= 0:
+                a[o + i * width + was] = 0
+            if v >= 0:
+                a[o + i * width + v] = 1
+
+
+def _encode_header(g: Game, a: np.ndarray) -> None:
+    n = g.n
+    a[_HEADER] = 0.0
+    a[_O["phase"] + int(g.phase)] = 1
+    a[_O["turn"] + min(g.turn, 3) - 1] = 1
+    a[_O["num_players"] + n - 3] = 1
+    o = _O["seat_present"]
+    a[o : o + n] = 1
+    if g.current >= 0:
+        a[_O["acting_seat"] + g.current] = 1
+
+
+def _encode_politics(g: Game, a: np.ndarray, old: Any) -> None:
+    """cubes, candidates, supply, leaders, Persian leaders, statues, defeats, statue values."""
+    if old is None or old[0] != g.n:
+        a[_POLITICS] = 0.0
+        old = (g.n, None, None, None, None, 0, None, None)
+    _, cubes, cand, supply, leader, persian, statues, defeats = old
+    _write_scaled(a, _O["cubes"], g.cubes, cubes, 10)
+    _write_onehot(a, _O["candidates"], g.cand, cand)
+    _write_scaled(a, _O["supply"], g.supply, supply, 30)
+    _write_onehot(a, _O["leaders"], g.leader, leader)
+    if g.persian != persian or cubes is None:
+        o = _O["persian_leaders"]
+        a[o : o + S] = _BITS7[g.persian][:S]
+    if g.statues != statues:
+        _write_scaled(a, _O["statues"], g.statues, statues, 3)
+    if g.defeats != defeats:
+        _write_scaled(a, _O["defeats"], g.defeats, defeats, 4)
+        o = _O["statue_values"]
+        a[o : o + C] = [_statue_value(c, d) / 9 for c, d in enumerate(g.defeats)]
+
+
+def _encode_influence(g: Game, a: np.ndarray, old: Any) -> None:
+    if old is None or old[0] != g.n:
+        a[_INFLUENCE] = 0.0
+        old = (g.n, [-1] * D.INFLUENCE_DISPLAY_SIZE, -1, -1, None, None, [0] * S, -1, -1)
+    _, display, _, _, held2, held1, colours, first, commit_first = old
+    o = _O["display"]
+    for s, t in enumerate(g.display):
+        if t != display[s]:
+            a[o + s * 12 : o + s * 12 + 12] = _DISPLAY_ROWS[t] if t >= 0 else 0.0
+    o = _O["deck_size"]
+    a[o] = len(g.influence_deck) / 36
+    a[o + 1] = len(g.loc_deck) / 21
+    o = _O["tiles_held"]
+    if g.held2 != held2:
+        a[o : o + 2 * S : 2] = [h / 5 for h in g.held2]
+    if g.held1 != held1:
+        a[o + 1 : o + 2 * S : 2] = [h / 5 for h in g.held1]
+    o = _O["colours_taken"]
+    for q, bits in enumerate(g.colours_taken):
+        if bits != colours[q]:
+            a[o + q * 7 : o + q * 7 + 7] = _BITS7[bits]
+    _write_onehot(a, _O["first_players"], [g.first_player, g.commit_first], [first, commit_first])
+
+
+def _encode_locations(g: Game, a: np.ndarray, old: Any) -> None:
+    if old is None:
+        a[_LOCATIONS] = 0.0
+        old = ([-1] * L, None, None)
+    display, _, main = old
+    o = _O["locations"]
+    for s, t in enumerate(g.loc_display):
+        if t != display[s]:
+            a[o + s * 15 : o + s * 15 + 15] = _LOCATION_ROWS[t] if t >= 0 else 0.0
+        if t >= 0:
+            a[o + s * 15 + 14] = g.loc_done[t]
+    _write_onehot(a, _O["mains"], g.main, main)
+
+
+def _encode_specials(g: Game, a: np.ndarray) -> None:
+    a[_SPECIALS] = 0.0
+    o = _O["specials_held"]
+    for q in range(g.n):
+        if g.special[q] >= 0:
+            a[o + q] = 1
+    o = _O["specials_played"]
+    for t, q in enumerate(g.special_played):
+        if q >= 0:
+            a[o + t * S + q] = 1
+
+
+def _encode_context(g: Game, a: np.ndarray) -> None:
+    """Sub-step context: commit step, permission request, Alkibiades, dead pool, battle."""
+    a[_CONTEXT] = 0.0
+    phase = g.phase
+    o = _O["commit_step"]
+    if phase == Phase.COMMIT or phase == Phase.PERMISSION:
+        a[o + g.step_player] = 1
+        a[o + S] = g.step_normal / 2
+        a[o + S + 1] = g.step_extra / 2
+        a[o + S + 2] = g.step_closed
+        if g.step_spend >= 0:
+            a[o + S + 3] = 1
+            a[o + S + 4 + g.step_spend] = 1
+    elif phase == Phase.INFLUENCE_PICK:
+        a[o + S + 4 + C] = g.pick_special_done
+    if g.pending:
+        o = _O["permission_request"]
+        klass, slot, side = g.pending
+        a[o + D.CLASS_CITY[klass]] = 1
+        a[o + M + D.CLASS_TYPE[klass]] = 1
+        a[o + M + 2 + slot] = 1
+        a[o + M + 2 + L + side] = 1
+    if g.alki:
+        o = _O["alkibiades"]
+        a[o + g.alki[0]] = 1
+        a[o + C + g.alki[1]] = 1
+        if len(g.alki) == 5:
+            a[o + C + S + g.alki[3]] = 1
+            a[o + C + S + C + g.alki[4]] = 1
+    if phase == Phase.DEAD_POOL:
+        a[_O["dead_pool_city"] + g.dp_queue[g.dp_index + 1]] = 1
+    if phase == Phase.BATTLE_SPECIAL or phase == Phase.CASUALTY:
+        _encode_battle(g, a)
+
+
+def _encode_battle(g: Game, a: np.ndarray) -> None:
+    o = _O["battle"]
+    slot = g.b_slot
+    tile = D.LOCATION_TILES[g.loc_display[slot]]
+    unit = tile.rounds[g.b_round]
+    a[o + slot] = 1
+    a[o + L + g.b_round] = 1
+    a[o + L + 2] = g.b_tokens[0] / 2
+    a[o + L + 3] = g.b_tokens[1] / 2
+    if g.b_head >= 0:
+        a[o + L + 4 + g.b_head] = 1
+    a[o + L + 6] = g.b_double
+    attack = g._strength(slot, 0, unit) + tile.rebels[unit]
+    defence = g._strength(slot, 1, unit) + tile.militia[unit]
+    a[o + L + 7] = min(attack / 20, CLIP)
+    a[o + L + 8] = min(defence / 20, CLIP)
+    if attack >= 1 and defence >= 1:
+        a[o + L + 9 + D.crt_column(attack, defence)] = 1
+    if g.phase == Phase.CASUALTY:
+        for k in g.b_cas:
+            a[o + L + 15 + D.CLASS_CITY[k]] = 1
 
 
 def _encode_oracle(game: Game, player: int, out: np.ndarray) -> None:

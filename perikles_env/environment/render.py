@@ -52,9 +52,19 @@ def render_text(game: Game, viewer: int) -> str:
     )
     played = [f"{D.SPECIAL_NAMES[t]} (p{q})" for t, q in enumerate(g.special_played) if q >= 0]
     lines.append("specials played: " + (", ".join(played) or "-"))
-    lines.append("")
     known = known_cities(g, viewer)
     revealed = revealed_slot(g)
+    if any(g.pool):
+        hand = [
+            f"{D.class_name(k)}x{g.pool[k]}"
+            for k in D.EXISTING_CLASSES
+            if g.pool[k] and known >> D.CLASS_CITY[k] & 1
+        ]
+        lines.append("your hand: " + (" ".join(hand) or "-"))
+        lines.append("all hands: " + " ".join(_box_labels(g.pool, 0, "", 0, face_up=False)))
+    dead = [f"{D.class_name(k)}x{g.dead[k]}" for k in D.EXISTING_CLASSES if g.dead[k]]
+    lines.append("dead pool: " + (" ".join(dead) or "-"))
+    lines.append("")
     for slot, t in enumerate(g.loc_display):
         if t < 0:
             continue
@@ -75,20 +85,31 @@ def render_text(game: Game, viewer: int) -> str:
             parts = []
             for box, box_name in ((0, "main"), (1, "allied")):
                 base = ((slot * 2 + side) * 2 + box) * D.NUM_CLASSES
-                for k in D.EXISTING_CLASSES:
-                    count = g.at[base + k]
-                    if not count:
-                        continue
-                    city = D.CLASS_CITY[k]
-                    visible = known >> city & 1 or slot == revealed
-                    label = (
-                        D.class_name(k)
-                        if visible
-                        else (
-                            f"{D.MILITARY_CITY_NAMES[city]}-{D.UNIT_TYPE_NAMES[D.CLASS_TYPE[k]]}?"
-                        )
-                    )
-                    parts.append(f"{box_name}:{label}x{count}")
+                labels = _box_labels(g.at, base, box_name + ":", known, face_up=slot == revealed)
+                parts += labels
             if main >= 0 or parts:
                 lines.append(f"    {side_name:6} main={_seat(main)} {' '.join(parts)}")
     return "\n".join(lines)
+
+
+def _box_labels(counts: list[int], base: int, prefix: str, known: int, face_up: bool) -> list[str]:
+    """Counters ``counts[base + class]``: by class where the viewer may see strengths (his own
+    cities, or the location being resolved), otherwise a count per city and type (RULES.md
+    F: the city and type of every counter are public, not its strength)."""
+    out = []
+    for city in range(D.NUM_MILITARY_CITIES):
+        visible = face_up or known >> city & 1
+        for unit_type in (D.HOPLITE, D.TRIREME):
+            classes = D.CLASSES_OF[city][unit_type]
+            if visible:
+                out += [
+                    f"{prefix}{D.class_name(k)}x{counts[base + k]}"
+                    for k in classes
+                    if counts[base + k]
+                ]
+                continue
+            count = sum(counts[base + k] for k in classes)
+            if count:
+                name = f"{D.MILITARY_CITY_NAMES[city]}-{D.UNIT_TYPE_NAMES[unit_type]}"
+                out.append(f"{prefix}{name}?x{count}")
+    return out
