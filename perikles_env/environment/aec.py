@@ -99,7 +99,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             raise InvalidConfigError(
                 f"illegal_action must be one of {ILLEGAL_MODES}, got {illegal_action!r}"
             )
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+        if render_mode is not None and render_mode not in ("ansi", "human"):
             raise InvalidConfigError("render_mode must be None, 'ansi' or 'human'")
         self.render_mode = render_mode
         self.reward_mode = reward
@@ -155,7 +155,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             self._mask = None
             return
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        mask[game.legal_actions()] = 1
+        mask.put(game.legal_actions(), 1)
         self._mask = mask
         agent = self.agent_selection = self.possible_agents[game.current]
         self.infos[agent]["action_mask"] = mask.copy()
@@ -168,20 +168,24 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The observation of ``agent`` (a new array each call) and its legal-action mask,
         all zeros unless ``agent`` is the one to act."""
-        game = self._require_game()
+        game = self.game
+        if game is None:
+            raise RuntimeError("call reset() before using the environment")
         seat = self.agent_name_mapping[agent]
-        obs = self._encoder.encode(game, seat)
-        if seat == game.current and self._mask is not None:
-            mask = self._mask.copy()
+        mask = self._mask
+        if seat == game.current and mask is not None:
+            mask = mask.copy()
         else:
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": obs, "action_mask": mask}
+        return {"observation": self._encoder.encode(game, seat), "action_mask": mask}
 
     def step(self, action: Any) -> None:
         """Apply ``action`` for ``agent_selection`` (the engine's current player). After the
         game ends, each agent is stepped with ``None`` to remove it, as usual in
         PettingZoo; anything else is an error."""
-        game = self._require_game()
+        game = self.game
+        if game is None:
+            raise RuntimeError("call reset() before using the environment")
         agent = self.agent_selection
         if not self.agents:
             raise self._error(game, agent, action, "the game is over and every agent is done")
@@ -192,9 +196,14 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
                 )
             self._was_dead_step(action)
             return
-        action_id = self._validate(game, agent, action)
-        if action_id is None:
-            return  # penalized: the game is over
+        mask = self._mask
+        if type(action) is int and mask is not None and 0 <= action < NUM_ACTIONS and mask[action]:
+            action_id = action  # the common case, checked inline
+        else:
+            checked = self._validate(game, agent, action)
+            if checked is None:
+                return  # penalized: the game is over
+            action_id = checked
         game.apply_action(action_id)
         self._cumulative_rewards[agent] = 0.0  # rewards come only at the end
         if game.current < 0:
@@ -271,15 +280,22 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
     # ---- extras --------------------------------------------------------------------------
 
     def render(self) -> str | None:
+        """The text board from the view of ``agent_selection`` (hidden information hidden):
+        returned for ``"ansi"``, printed for ``"human"``."""
         if self.render_mode is None:
             return None
-        game = self._require_game()
-        viewer = game.current if game.current >= 0 else 0
-        text = render_text(game, viewer)
+        text = self.board()
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def board(self, agent: str | None = None) -> str:
+        """The text board as ``agent`` may see it (default: the agent to act), whatever the
+        render mode."""
+        self._require_game()
+        agent = self.agent_selection if agent is None else agent
+        return render_text(self._require_game(), self.agent_name_mapping[agent])
 
     def close(self) -> None:
         pass

@@ -161,7 +161,7 @@ def observation_size(oracle: bool = False) -> int:
     return ORACLE_SIZE if oracle else OBS_SIZE
 
 
-def observation_space(oracle: bool = False):  # type: ignore[no-untyped-def]
+def observation_space(oracle: bool = False) -> Any:
     import gymnasium as gym
 
     return gym.spaces.Box(-1.0, CLIP, shape=(observation_size(oracle),), dtype=np.float32)
@@ -250,7 +250,7 @@ def _changed_bytes(new: bytearray, old: bytearray) -> list[int] | None:
     """Indices where two equally long byte strings differ (highest first), or None when
     there are more than ``_MAX_PATCHES``. XOR of the strings read as big ints runs in C."""
     diff = int.from_bytes(new, "little") ^ int.from_bytes(old, "little")
-    out = []
+    out: list[int] = []
     while diff:
         if len(out) == _MAX_PATCHES:
             return None
@@ -339,7 +339,6 @@ _BOX_COUNTS = _slice("box_counts")
 _RELATIONS = _span("war", "denied")
 _SPECIALS = _span("specials_held", "specials_played")
 _SCORES = _slice("scores")
-_CONTEXT = _span("commit_step", "battle")
 # Phases whose sub-step context blocks are non-zero (besides a pending request, Alkibiades).
 _CONTEXT_PHASES = frozenset(
     (
@@ -386,7 +385,7 @@ class ObservationEncoder:
         self._abs = np.zeros(OBS_SIZE + 1, dtype=np.float32)  # + the constant-0 slot
         self._keys: dict[str, Any] = {}
         self._private: dict[int, tuple[Any, np.ndarray, np.ndarray]] = {}
-        self._context_set = False
+        self._context: dict[int, float] = {}  # non-zero entries of the context blocks
         self._location_vp = [0] * S
         self._statue_vp = [0] * S
         # Military counters, kept incrementally (a placement changes one box of 28):
@@ -396,7 +395,8 @@ class ObservationEncoder:
         # [slot * 2 + side][count | strength sum][type][city], both boxes of a side together
         self._side = np.zeros((L * 2, 2 * 2 * M), dtype=np.float32)
         self._at_list = [0] * (_BOXES * K)  # the engine's ``at`` as encoded
-        self._at_bytes = bytearray(_BOXES * K)
+        self._stack_list = [0] * K  # stacks and dead pool as last seen (to locate box changes)
+        self._dead_list = [0] * K
         self._pool_list = [0] * K
         self._pool_bytes = bytearray(K)
         self._pool = np.zeros(K, dtype=np.float32)
@@ -427,10 +427,11 @@ class ObservationEncoder:
 
     def _update_public(self, g: Game) -> None:
         a = self._abs
-        header = (g.n, g.phase, g.turn, g.current)
-        if self._keys.get("header") != header:
+        header = (g.n, g.turn, int(g.phase), g.current)
+        old_header = self._keys.get("header")
+        if old_header != header:
             self._keys["header"] = header
-            _encode_header(g, a)
+            _encode_header(a, header, old_header)
         old = self._previous(
             "politics", (g.n, g.cubes, g.cand, g.supply, g.leader, g.persian, g.statues, g.defeats)
         )
@@ -454,37 +455,49 @@ class ObservationEncoder:
         if old is not False:
             _encode_influence(g, a, old)
         version = self._military_version
-        if g.at != self._at_list:  # a list compare: C speed, no copy
-            self._at_list = g.at[:]
-            self._update_boxes(bytearray(g.at))  # counts are small ints: bytes at C speed
+        moved: list[int] = []  # classes whose hands, stacks or dead pool changed
         if g.pool != self._pool_list:
-            self._pool_list = g.pool[:]
-            self._update_pool(bytearray(g.pool))
+            moved = self._update_pool(g.pool)
+        if g.stack != self._stack_list or g.dead != self._dead_list:
+            stack, dead = g.stack, g.dead
+            old_stack, old_dead = self._stack_list, self._dead_list
+            moved += [k for k in range(K) if stack[k] != old_stack[k] or dead[k] != old_dead[k]]
+            self._stack_list, self._dead_list = stack[:], dead[:]
+        if g.at != self._at_list:  # a list compare: C speed, no copy
+            self._update_boxes(g.at, moved)
         if version != self._military_version:
             # [hands | hands + face-down boxes] per class, for the private blocks
             self._pools = np.concatenate((self._pool, self._pool + self._class_total))
         # Groups that change a few times per turn: one comparison when none changed.
-        rare = (g.loc_display, g.loc_done, g.main, g.loc_claim, g.stack, g.dead, g.war, g.ally)
-        rare += (g.perm, g.denied, g.special, g.special_played, g.n)
+        rare: tuple[Any, ...] = (g.n, g.loc_display, g.loc_done, g.main, g.loc_claim, g.stack)
+        rare += (g.dead, g.war, g.ally, g.perm, g.denied, g.special, g.special_played)
+        old = self._previous("rare", rare)
         claims_changed = False
-        if self._previous("rare", rare) is not False:
-            old = self._previous("locations", (g.loc_display, g.loc_done, g.main))
-            if old is not False:
-                _encode_locations(g, a, old)
-            claims_changed = self._previous("location_vp", (g.n, g.loc_claim)) is not False
-            if self._previous("reserves", (g.stack, g.dead)) is not False:
+        if old is not False:
+            if old is None or old[0] != g.n:
+                old = (g.n,) + (None,) * (len(rare) - 1)
+            _, display, done, main, claims, stack, dead, war = old[:8]
+            ally, perm, denied, special, played = old[8:]
+            if g.loc_display != display or g.loc_done != done or g.main != main:
+                _encode_locations(g, a, None if display is None else (display, done, main))
+            claims_changed = g.loc_claim != claims
+            if g.stack != stack or g.dead != dead:
                 a[_RESERVES] = g.stack + g.dead
                 a[_RESERVES] /= 4
-            if self._previous("relations", (g.war, g.ally, g.perm, g.denied)) is not False:
+            if g.war != war or g.ally != ally or g.perm != perm or g.denied != denied:
                 a[_RELATIONS] = _BITS7[g.war + g.ally + g.perm + g.denied].ravel()
-            if self._previous("specials", (g.n, g.special, g.special_played)) is not False:
+            if g.special != special or g.special_played != played:
                 _encode_specials(g, a)
-        if g.phase in _CONTEXT_PHASES or g.pending or g.alki:
-            _encode_context(g, a)
-            self._context_set = True
-        elif self._context_set:
-            a[_CONTEXT] = 0.0
-            self._context_set = False
+        context = _context_entries(g) if g.phase in _CONTEXT_PHASES or g.pending or g.alki else {}
+        old_context = self._context
+        if context != old_context:
+            for i in old_context:
+                if i not in context:
+                    a[i] = 0
+            for i, v in context.items():
+                if old_context.get(i) != v:
+                    a[i] = v
+            self._context = context
         if politics_changed or claims_changed:
             self._update_scores(g, claims_changed)
 
@@ -502,25 +515,36 @@ class ObservationEncoder:
             values = [_statue_value(c, d) for c, d in enumerate(g.defeats)]
             statues = g.statues
             self._statue_vp = [
-                sum(s * v for s, v in zip(statues[q::S], values, strict=True)) for q in range(S)
+                sum(count * v for count, v in zip(statues[q::S], values, strict=True))
+                for q in range(S)
             ]
         cubes, cand, loc_vp, statue_vp = g.cubes, g.cand, self._location_vp, self._statue_vp
         scores = [0.0] * (2 * S)
         for q in range(g.n):
-            vp = sum(cubes[q::S]) + cand.count(q) + loc_vp[q] + statue_vp[q]
-            scores[q] = min(vp / 50, CLIP)
+            total = sum(cubes[q::S]) + cand.count(q) + loc_vp[q] + statue_vp[q]
+            scores[q] = min(total / 50, CLIP)
             scores[S + q] = loc_vp[q] / 30
         self._abs[_SCORES] = scores
 
-    def _update_boxes(self, at: bytearray) -> None:
-        """Update the box blocks from the engine's ``at`` as bytes (counts per class are
-        small ints). A placement changes one count: found by XOR of the byte strings as
-        ints and patched in place; bigger changes (a battle's end) re-encode everything."""
+    def _update_boxes(self, at: list[int], moved: list[int]) -> None:
+        """Update the box blocks from the engine's ``at`` (1568 counts). Counters reach or
+        leave a box only from or to a hand, a stack or the dead pool, so the classes in
+        ``moved`` point at the changed counts (a placement: one); they are patched in place,
+        and a final list compare proves nothing else changed. Otherwise (a hand-made state,
+        or many changes) everything is re-encoded."""
         self._military_version += 1
-        changed = _changed_bytes(at, self._at_bytes)
-        self._at_bytes = at
-        if changed is None:
-            self._at = np.frombuffer(at, dtype=np.uint8).reshape(_BOXES, K).astype(np.float32)
+        stored = self._at_list
+        changed = []
+        if len(moved) <= _MAX_PATCHES:
+            for k in moved:
+                for i in range(k, _BOXES * K, K):
+                    if at[i] != stored[i]:
+                        changed.append(i)
+                        stored[i] = at[i]
+        if len(changed) > _MAX_PATCHES or at != stored:
+            self._at_list = at[:]
+            counts = np.frombuffer(bytearray(at), dtype=np.uint8)
+            self._at = counts.reshape(_BOXES, K).astype(np.float32)
             self._class_total = _ONES @ self._at
             per_box = self._at @ _BOX_MATRIX
             self._abs[_BOX_COUNTS] = per_box[:, : M * 2].ravel()
@@ -530,28 +554,34 @@ class ObservationEncoder:
         o = _O["box_counts"]
         for i in changed:
             box, k = divmod(i, K)
-            delta = at[i] - at_flat[i]
-            at_flat[i] = at[i]
+            count = at[i]
+            delta = count - at_flat[i]
+            at_flat[i] = count
             total[k] += delta
             column = _CLASS_COLUMN[k]  # type * M + city
             a[o + box * M * 2 + _CLASS_CITY_TYPE[k]] += delta / 4
             side[(box >> 1) * 28 + column] += delta
             side[(box >> 1) * 28 + 2 * M + column] += delta * _CLASS_STRENGTH[k]
 
-    def _update_pool(self, pool: bytearray) -> None:
-        """Hands (the leaders' pools): patched like ``_update_boxes``."""
+    def _update_pool(self, pool_list: list[int]) -> list[int]:
+        """Hands (the leaders' pools): the changed classes are patched in place (found by
+        XOR of the counts as bytes) or, when many changed, everything is re-encoded.
+        Returns the changed classes."""
         self._military_version += 1
+        pool = bytearray(pool_list)
         changed = _changed_bytes(pool, self._pool_bytes)
         self._pool_bytes = pool
+        self._pool_list = pool_list[:]
         if changed is None:
             self._pool = np.frombuffer(pool, dtype=np.uint8).astype(np.float32)
             self._abs[_POOL_COUNTS] = self._pool.reshape(M * 2, 4).sum(axis=1) / 10
-            return
+            return list(range(K))
         o = _O["pool_counts"]
         for k in changed:
             self._pool[k] = pool[k]
             j = _CLASS_CITY_TYPE[k]  # city * 2 + type: four classes by strength each
             self._abs[o + j] = sum(pool[j * 4 : j * 4 + 4]) / 10
+        return changed
 
     # ---- private part, per observer --------------------------------------------------------
 
@@ -613,16 +643,25 @@ def _write_onehot(
                 a[o + i * width + v] = 1
 
 
-def _encode_header(g: Game, a: np.ndarray) -> None:
-    n = g.n
-    a[_HEADER] = 0.0
-    a[_O["phase"] + int(g.phase)] = 1
-    a[_O["turn"] + min(g.turn, 3) - 1] = 1
-    a[_O["num_players"] + n - 3] = 1
-    o = _O["seat_present"]
-    a[o : o + n] = 1
-    if g.current >= 0:
-        a[_O["acting_seat"] + g.current] = 1
+def _encode_header(a: np.ndarray, header: tuple[int, ...], old: Any) -> None:
+    """phase, turn, num_players, seat_present, acting_seat from (n, turn, phase, current)."""
+    n, turn, phase, current = header
+    if old is None or old[:2] != header[:2]:
+        a[_HEADER] = 0.0
+        a[_O["turn"] + min(turn, 3) - 1] = 1
+        a[_O["num_players"] + n - 3] = 1
+        o = _O["seat_present"]
+        a[o : o + n] = 1
+        old = (n, turn, -1, -1)
+    if phase != old[2]:
+        if old[2] >= 0:
+            a[_O["phase"] + old[2]] = 0
+        a[_O["phase"] + phase] = 1
+    if current != old[3]:
+        if old[3] >= 0:
+            a[_O["acting_seat"] + old[3]] = 0
+        if current >= 0:
+            a[_O["acting_seat"] + current] = 1
 
 
 def _encode_politics(g: Game, a: np.ndarray, old: Any) -> None:
@@ -674,13 +713,14 @@ def _encode_locations(g: Game, a: np.ndarray, old: Any) -> None:
     if old is None:
         a[_LOCATIONS] = 0.0
         old = ([-1] * L, None, None)
-    display, _, main = old
-    o = _O["locations"]
-    for s, t in enumerate(g.loc_display):
-        if t != display[s]:
-            a[o + s * 15 : o + s * 15 + 15] = _LOCATION_ROWS[t] if t >= 0 else 0.0
-        if t >= 0:
-            a[o + s * 15 + 14] = g.loc_done[t]
+    display, done, main = old
+    if g.loc_display != display or g.loc_done != done:
+        o = _O["locations"]
+        for s, t in enumerate(g.loc_display):
+            if t != display[s]:
+                a[o + s * 15 : o + s * 15 + 15] = _LOCATION_ROWS[t] if t >= 0 else 0.0
+            if t >= 0:
+                a[o + s * 15 + 14] = g.loc_done[t]
     _write_onehot(a, _O["mains"], g.main, main)
 
 
@@ -696,62 +736,64 @@ def _encode_specials(g: Game, a: np.ndarray) -> None:
             a[o + t * S + q] = 1
 
 
-def _encode_context(g: Game, a: np.ndarray) -> None:
-    """Sub-step context: commit step, permission request, Alkibiades, dead pool, battle."""
-    a[_CONTEXT] = 0.0
+def _context_entries(g: Game) -> dict[int, float]:
+    """Sub-step context (commit step, permission request, Alkibiades, dead pool, battle) as
+    its non-zero entries {index: value}: a handful, so updates touch only what changed."""
+    e: dict[int, float] = {}
     phase = g.phase
     o = _O["commit_step"]
     if phase == Phase.COMMIT or phase == Phase.PERMISSION:
-        a[o + g.step_player] = 1
-        a[o + S] = g.step_normal / 2
-        a[o + S + 1] = g.step_extra / 2
-        a[o + S + 2] = g.step_closed
+        e[o + g.step_player] = 1
+        e[o + S] = g.step_normal / 2
+        e[o + S + 1] = g.step_extra / 2
+        e[o + S + 2] = float(g.step_closed)
         if g.step_spend >= 0:
-            a[o + S + 3] = 1
-            a[o + S + 4 + g.step_spend] = 1
+            e[o + S + 3] = 1
+            e[o + S + 4 + g.step_spend] = 1
     elif phase == Phase.INFLUENCE_PICK:
-        a[o + S + 4 + C] = g.pick_special_done
+        e[o + S + 4 + C] = float(g.pick_special_done)
     if g.pending:
         o = _O["permission_request"]
         klass, slot, side = g.pending
-        a[o + D.CLASS_CITY[klass]] = 1
-        a[o + M + D.CLASS_TYPE[klass]] = 1
-        a[o + M + 2 + slot] = 1
-        a[o + M + 2 + L + side] = 1
+        e[o + D.CLASS_CITY[klass]] = 1
+        e[o + M + D.CLASS_TYPE[klass]] = 1
+        e[o + M + 2 + slot] = 1
+        e[o + M + 2 + L + side] = 1
     if g.alki:
         o = _O["alkibiades"]
-        a[o + g.alki[0]] = 1
-        a[o + C + g.alki[1]] = 1
+        e[o + g.alki[0]] = 1
+        e[o + C + g.alki[1]] = 1
         if len(g.alki) == 5:
-            a[o + C + S + g.alki[3]] = 1
-            a[o + C + S + C + g.alki[4]] = 1
+            e[o + C + S + g.alki[3]] = 1
+            e[o + C + S + C + g.alki[4]] = 1
     if phase == Phase.DEAD_POOL:
-        a[_O["dead_pool_city"] + g.dp_queue[g.dp_index + 1]] = 1
+        e[_O["dead_pool_city"] + g.dp_queue[g.dp_index + 1]] = 1
     if phase == Phase.BATTLE_SPECIAL or phase == Phase.CASUALTY:
-        _encode_battle(g, a)
+        _battle_entries(g, e)
+    return e
 
 
-def _encode_battle(g: Game, a: np.ndarray) -> None:
+def _battle_entries(g: Game, e: dict[int, float]) -> None:
     o = _O["battle"]
     slot = g.b_slot
     tile = D.LOCATION_TILES[g.loc_display[slot]]
     unit = tile.rounds[g.b_round]
-    a[o + slot] = 1
-    a[o + L + g.b_round] = 1
-    a[o + L + 2] = g.b_tokens[0] / 2
-    a[o + L + 3] = g.b_tokens[1] / 2
+    e[o + slot] = 1
+    e[o + L + g.b_round] = 1
+    e[o + L + 2] = g.b_tokens[0] / 2
+    e[o + L + 3] = g.b_tokens[1] / 2
     if g.b_head >= 0:
-        a[o + L + 4 + g.b_head] = 1
-    a[o + L + 6] = g.b_double
+        e[o + L + 4 + g.b_head] = 1
+    e[o + L + 6] = float(g.b_double)
     attack = g._strength(slot, 0, unit) + tile.rebels[unit]
     defence = g._strength(slot, 1, unit) + tile.militia[unit]
-    a[o + L + 7] = min(attack / 20, CLIP)
-    a[o + L + 8] = min(defence / 20, CLIP)
+    e[o + L + 7] = min(attack / 20, CLIP)
+    e[o + L + 8] = min(defence / 20, CLIP)
     if attack >= 1 and defence >= 1:
-        a[o + L + 9 + D.crt_column(attack, defence)] = 1
+        e[o + L + 9 + D.crt_column(attack, defence)] = 1
     if g.phase == Phase.CASUALTY:
         for k in g.b_cas:
-            a[o + L + 15 + D.CLASS_CITY[k]] = 1
+            e[o + L + 15 + D.CLASS_CITY[k]] = 1
 
 
 def _encode_oracle(game: Game, player: int, out: np.ndarray) -> None:

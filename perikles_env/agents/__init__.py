@@ -1,0 +1,26 @@
+"""Baseline agents for Perikles and the protocol they share (docs/agents.md).
+
+``make_agent("heuristic:aggression=0.8")`` builds an agent from a registry spec; names:
+``random``, ``heuristic``, ``ismcts``, ``ppo:<path>``. Every agent has
+``act(observation, action_mask, rng) -> int``; engine-level agents also have
+``act_state(game, player, rng) -> int`` and see only what that player may know.
+"""
+
+from .base import Agent, AgentError
+from .heuristic import HeuristicAgent, HeuristicParams
+from .random_agent import RandomAgent
+from .registry import agent_names, make_agent, parse_spec, register_agent
+from .view import PlayerView
+
+__all__ = [
+    "Agent",
+    "AgentError",
+    "HeuristicAgent",
+    "HeuristicParams",
+    "PlayerView",
+    "RandomAgent",
+    "agent_names",
+    "make_agent",
+    "parse_spec",
+    "register_agent",
+]

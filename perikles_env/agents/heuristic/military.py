@@ -1,0 +1,235 @@
+"""Battle arithmetic for the heuristic (phase 5 and 6): expected strengths at every location,
+exact odds from ``perikles_env.agents.odds`` (C.5, C.6), and the value of each location's
+outcome to every player.
+
+A location's value to a player: ``P(attack wins) * VP`` to the main attacker (all Persian
+co-leaders if Persian, B.11), ``P(defence holds) * VP`` to the main defender, minus the statue
+value each player loses from a defeat of the owning city (his statues there, plus the one he
+will get this turn as its leader; B.9, A.2). An unattacked location with a main defender is
+worth the 2 bonus cubes to its claimants (C.2). To avoid over-committing into a location the
+owner will still reinforce, the side facing the player is credited with ``caution`` times
+what its likely reinforcer still holds (his pool, limited by his remaining commit steps).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ...engine import actions as A
+from ...engine import data as D
+from ..odds import battle_win_probability
+from ..view import PlayerView
+from .params import HeuristicParams
+from .politics import expected_statue_value
+
+ATT, DEF = A.ATTACK, A.DEFEND
+SLOTS = range(D.LOCATION_SLOTS)
+TYPES = (D.HOPLITE, D.TRIREME)
+
+
+def claimants(view: PlayerView, main: int) -> list[int]:
+    """Players who score a side won by ``main`` (every Persian co-leader, B.11)."""
+    if main < 0:
+        return []
+    if view.persian >> main & 1:
+        return [p for p in range(view.n) if view.persian >> p & 1]
+    return [main]
+
+
+def target_status(view: PlayerView, p: int, x: int, slot: int, side: int) -> int:
+    """0 illegal, 1 legal, 2 needs permission: the engine's B.7.6 / B.7.8 check, on public
+    information only (relationships, sides, leaders, permissions)."""
+    owner = view.location(slot).city
+    attackers = view.side_cities[slot * 2]
+    defenders = view.side_cities[slot * 2 + 1] | (1 << owner)
+    xbit = 1 << x
+    led = view.led_mask(p)
+    if side == ATT:
+        if (
+            view.leader[owner] == p
+            or defenders & xbit
+            or view.ally[x] & defenders
+            or led & defenders
+            or view.war[x] & attackers
+        ):
+            return 0
+        return 1
+    if attackers & xbit or view.war[x] & defenders or view.ally[x] & attackers or led & attackers:
+        return 0
+    if view.leader[owner] == p or view.perm[slot] & xbit:
+        return 1
+    if view.leader[owner] < 0 or view.denied[slot] & xbit:
+        return 0
+    return 2
+
+
+class Battlefield:
+    """Expected strengths and counts per (slot, side, type), mutable for trial placements."""
+
+    __slots__ = ("view", "params", "n", "me", "strength", "count", "main", "statue_drop")
+
+    def __init__(self, view: PlayerView, params: HeuristicParams) -> None:
+        self.view = view
+        self.params = params
+        self.n = view.n
+        self.me = view.me
+        self.strength = [0.0] * (D.LOCATION_SLOTS * 4)  # (slot * 2 + side) * 2 + type
+        self.count = [0] * (D.LOCATION_SLOTS * 4)
+        for slot in SLOTS:
+            for side in (ATT, DEF):
+                for t in TYPES:
+                    i = (slot * 2 + side) * 2 + t
+                    self.strength[i] = view.side_strength(slot, side, t)
+                    self.count[i] = view.side_count(slot, side, t)
+        self.main = list(view.main)
+        # Statue VP each player loses when a city takes one more defeat (A.2).
+        self.statue_drop = []
+        for c in range(D.NUM_CITIES):
+            now = expected_statue_value(view, c)
+            drop = max(0.0, now - _after_one_more(view, c))
+            self.statue_drop.append(drop)
+
+    def copy(self) -> Battlefield:
+        bf = object.__new__(Battlefield)
+        bf.view, bf.params, bf.n, bf.me = self.view, self.params, self.n, self.me
+        bf.strength = self.strength[:]
+        bf.count = self.count[:]
+        bf.main = self.main[:]
+        bf.statue_drop = self.statue_drop
+        return bf
+
+    def place(self, player: int, klass: int, slot: int, side: int) -> None:
+        t = D.CLASS_TYPE[klass]
+        i = (slot * 2 + side) * 2 + t
+        self.strength[i] += D.CLASS_STRENGTH[klass]
+        self.count[i] += 1
+        if self.main[slot * 2 + side] < 0:
+            self.main[slot * 2 + side] = player
+
+    # ---- outcome values --------------------------------------------------------------------
+
+    def attack_probability(self, slot: int, reinforce: Reinforcement | None = None) -> float:
+        """P(the attacking side wins the final round), C.2-C.8, with expected strengths plus
+        any expected reinforcement."""
+        tile = self.view.location(slot)
+        ra, rd = (reinforce.attack, reinforce.defence) if reinforce else ((0.0, 0.0),) * 2
+        a_n = [self.count[(slot * 2 + ATT) * 2 + t] > 0 or ra[t] > 0 for t in TYPES]
+        d_n = [self.count[(slot * 2 + DEF) * 2 + t] > 0 or rd[t] > 0 for t in TYPES]
+        a_s = [self.strength[(slot * 2 + ATT) * 2 + t] + ra[t] for t in TYPES]
+        d_s = [self.strength[(slot * 2 + DEF) * 2 + t] + rd[t] for t in TYPES]
+        defended = self.main[slot * 2 + DEF] >= 0 or d_n[0] or d_n[1]
+        militia = tile.militia
+        if not defended and not militia[0] and not militia[1]:
+            return 1.0 if a_n[tile.rounds[-1]] else 0.0  # uncontested attack (E27)
+        rounds = []
+        for t in tile.rounds:
+            if not a_n[t]:
+                rounds.append((0, max(1, round(d_s[t])) if d_n[t] else 0))  # E25, E26
+            elif d_n[t] or militia[t]:
+                rounds.append(
+                    (max(1, round(a_s[t] + tile.rebels[t])), max(1, round(d_s[t] + militia[t])))
+                )
+            else:
+                rounds.append((max(1, round(a_s[t])), 0))
+        return battle_odds(tuple(rounds))
+
+    def values(
+        self, slot: int, reinforce: Reinforcement | None = None, p_attack: float | None = None
+    ) -> list[float]:
+        """Expected VP of this location's outcome for every player."""
+        view = self.view
+        out = [0.0] * self.n
+        tile = view.location(slot)
+        ma, md = self.main[slot * 2], self.main[slot * 2 + 1]
+        if reinforce is not None:
+            ma = ma if ma >= 0 else reinforce.attacker
+            md = md if md >= 0 else reinforce.defender
+        if ma < 0:
+            for q in claimants(view, md):
+                out[q] += 2.0  # unattacked defence bonus (C.2, E29)
+            return out
+        if p_attack is None:
+            p_attack = self.attack_probability(slot, reinforce)
+        for q in claimants(view, ma):
+            out[q] += p_attack * tile.vp
+        for q in claimants(view, md):
+            out[q] += (1.0 - p_attack) * tile.vp
+        drop = self.statue_drop[tile.city] * p_attack
+        if drop:
+            owner = tile.city
+            for q in range(self.n):
+                held = view.statues[owner * 5 + q] + (view.leader[owner] == q)
+                out[q] -= held * drop
+        return out
+
+    def relative(self, values: list[float]) -> float:
+        others = [values[q] for q in range(self.n) if q != self.me]
+        return values[self.me] - self.params.spite * sum(others) / len(others)
+
+    # ---- reinforcement expected from the other side -------------------------------------------
+
+    def reinforcement(self, slot: int, my_side: int) -> Reinforcement:
+        """What the side facing ``my_side`` may still add, scaled by ``caution``: the owning
+        city's leader against an attack; the main attacker against a defence (only once the
+        location is attacked; an unattacked defence just counts the bonus cubes)."""
+        view = self.view
+        tile = view.location(slot)
+        caution = self.params.caution
+        if my_side == ATT:
+            q = view.leader[tile.city]
+            if q < 0 or q == self.me:
+                return Reinforcement()
+            pot = self._potential(q, 1 << tile.city, tile)
+            if not any(pot):
+                return Reinforcement()
+            return Reinforcement(defence=(caution * pot[0], caution * pot[1]), defender=q)
+        q = self.main[slot * 2 + ATT]
+        if q < 0 or q == self.me:
+            return Reinforcement()
+        pot = self._potential(q, view.led_mask(q), tile)
+        return Reinforcement(attack=(caution * pot[0], caution * pot[1]), attacker=q)
+
+    def _potential(self, player: int, cities: int, tile: D.LocationTile) -> list[float]:
+        """Strength by type a player could still send: his pool, limited by his steps."""
+        view = self.view
+        steps = view.steps_left(player)
+        if not steps:
+            return [0.0, 0.0]
+        out = [0.0, 0.0]
+        for x in range(D.NUM_MILITARY_CITIES):
+            if cities >> x & 1:
+                for t in TYPES:
+                    n = view.pool_count[x * 2 + t]
+                    if n:
+                        usable = min(n, 2 * min(steps, 2))
+                        out[t] += usable * view.pool_strength(x, t) / n
+        if tile.order == D.ORDER_H:
+            out[D.TRIREME] = 0.0
+        return out
+
+
+_ODDS: dict[tuple[tuple[int, int], ...], float] = {}
+
+
+def battle_odds(rounds: tuple[tuple[int, int], ...]) -> float:
+    """``battle_win_probability`` memoised on integer round strengths (no starting tokens)."""
+    p = _ODDS.get(rounds)
+    if p is None:
+        if len(_ODDS) > 200_000:
+            _ODDS.clear()
+        p = _ODDS[rounds] = battle_win_probability(list(rounds))
+    return p
+
+
+class Reinforcement(NamedTuple):
+    """Expected extra strength by type on each side, and who would become main there."""
+
+    attack: tuple[float, float] = (0.0, 0.0)
+    defence: tuple[float, float] = (0.0, 0.0)
+    attacker: int = -1
+    defender: int = -1
+
+
+def _after_one_more(view: PlayerView, city: int) -> float:
+    """Expected statue value if ``city`` took one more defeat now."""
+    return expected_statue_value(view, city, view.defeats[city] + 1)

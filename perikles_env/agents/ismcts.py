@@ -1,0 +1,214 @@
+"""Information-Set Monte Carlo Tree Search (single-observer IS-MCTS, Cowling et al. 2012).
+
+Each iteration samples a determinisation of the searching player's information set with
+``perikles_env.engine.determinize.determinize`` (hidden tiles, deck orders, unknown counter
+strengths and the future dice are re-drawn consistently with what he knows), then walks one
+shared tree keyed by action sequences on that sample:
+
+* selection: UCB1 with availability counts (a child's exploration term uses how often it
+  was legal, not the parent's visits); each node's acting player maximises his own
+  component of the value vector (multi-player, every player for himself);
+* candidate actions per node: the heuristic's top ``width`` actions (the root) or
+  ``opp_width`` (deeper nodes) for the player to act, extended when a new determinisation
+  makes other actions legal; untried candidates are expanded in heuristic order;
+* rollout: ``horizon`` decisions of the rollout policy (``heuristic`` or ``random``; -1
+  plays to the end), then ``leaf_value.leaf_values`` (exact win shares at the end, else a
+  softmax of projected VP);
+* decisions with a single legal action are applied without a tree node.
+
+The search reads the real game only through ``determinize`` and ``legal_actions`` of the
+searching player's own decision. Budget is a number of iterations (``sims``), so a seed
+fixes the decision; all randomness comes from the rng the caller passes.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import InvalidConfigError
+from .base import Agent
+from .heuristic.agent import HeuristicAgent, score_actions
+from .heuristic.params import HeuristicParams
+from .leaf_value import leaf_values
+from .view import PlayerView
+
+if TYPE_CHECKING:
+    from ..engine.game import Game
+
+Determinizer = Callable[..., "Game"]
+
+
+@dataclass(frozen=True)
+class ISMCTSParams:
+    """Search settings; see the module docstring."""
+
+    sims: int = 30
+    rollout: str = "heuristic"
+    horizon: int = 8
+    c: float = 0.5
+    width: int = 5
+    opp_width: int = 2
+
+    def __post_init__(self) -> None:
+        ints = {"sims": 1, "horizon": -1, "width": 1, "opp_width": 1}
+        for name, low in ints.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise InvalidConfigError(f"ismcts {name} must be an int >= {low}, got {value!r}")
+        if self.rollout not in ("heuristic", "random"):
+            raise InvalidConfigError(
+                f"ismcts rollout must be 'heuristic' or 'random', got {self.rollout!r}"
+            )
+        if isinstance(self.c, bool) or not isinstance(self.c, (int, float)) or self.c < 0:
+            raise InvalidConfigError(f"ismcts c must be a number >= 0, got {self.c!r}")
+        object.__setattr__(self, "c", float(self.c))
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> ISMCTSParams:
+        known = {f.name for f in fields(cls)}
+        unknown = set(options) - known
+        if unknown:
+            raise InvalidConfigError(
+                f"unknown ismcts option(s) {sorted(unknown)}; known: {sorted(known)}"
+            )
+        return cls(**options)
+
+
+class Node:
+    """Statistics of one action sequence, shared by all determinisations reaching it."""
+
+    __slots__ = ("children", "cands", "visits", "avail", "value")
+
+    def __init__(self, n: int) -> None:
+        self.children: dict[int, Node] = {}
+        self.cands: list[int] = []
+        self.visits = 0
+        self.avail = 0
+        self.value = [0.0] * n
+
+
+def _default_determinize() -> Determinizer:
+    from ..engine.determinize import determinize
+
+    return determinize
+
+
+class ISMCTSAgent(Agent):
+    name = "ismcts"
+    uses_state = True
+
+    def __init__(
+        self, params: ISMCTSParams | None = None, determinize: Determinizer | None = None
+    ) -> None:
+        self.params = params or ISMCTSParams()
+        self._determinize = determinize
+        self._heuristic = HeuristicAgent(HeuristicParams())
+
+    def describe(self) -> str:
+        defaults = asdict(ISMCTSParams())
+        diff = [f"{k}={v}" for k, v in asdict(self.params).items() if defaults[k] != v]
+        return self.name + (":" + ",".join(diff) if diff else "")
+
+    # ---- the search ------------------------------------------------------------------------
+
+    def act_state(self, game: Game, player: int, rng: np.random.Generator) -> int:
+        legal = game.legal_actions()  # the searching player's own options
+        if len(legal) == 1:
+            return legal[0]
+        determinize = self._determinize or _default_determinize()
+        self._determinize = determinize
+        r = random.Random(int(rng.integers(2**63)))
+        root = Node(game.n)
+        root.cands = self._candidates(PlayerView(game, player), legal, self.params.width)
+        for _ in range(self.params.sims):
+            sample = determinize(game, player, np.random.default_rng(r.getrandbits(63)))
+            sample.record = False  # rollouts never read the event log
+            self._iterate(root, sample, r)
+        best = max(root.cands, key=lambda a: (_visits(root, a), -root.cands.index(a)))
+        return best
+
+    def _candidates(self, view: PlayerView, legal: list[int], width: int) -> list[int]:
+        """Top ``width`` legal actions by the heuristic's scores, best first."""
+        scores = score_actions(self._heuristic.params, view, legal)
+        order = sorted(range(len(legal)), key=lambda i: (-scores[i], legal[i]))
+        return [legal[i] for i in order[:width]]
+
+    def _iterate(self, root: Node, g: Game, r: random.Random) -> None:
+        p = self.params
+        path = [root]
+        node = root
+        while not g.is_terminal:
+            legal = g.legal_actions()
+            if len(legal) == 1:
+                g.apply_action(legal[0])
+                continue
+            actor = g.current
+            if not node.cands:
+                node.cands = self._candidates(PlayerView(g, actor), legal, p.opp_width)
+            available = [a for a in node.cands if a in legal]
+            if not available:
+                extra = self._candidates(PlayerView(g, actor), legal, p.opp_width)
+                node.cands += [a for a in extra if a not in node.cands]
+                available = [a for a in node.cands if a in legal]
+            for a in available:
+                child = node.children.get(a)
+                if child is None:
+                    child = node.children[a] = Node(g.n)
+                child.avail += 1
+            untried = [a for a in available if node.children[a].visits == 0]
+            if untried:
+                action = untried[0]
+                g.apply_action(action)
+                node = node.children[action]
+                path.append(node)
+                break
+            action = self._ucb(node, available, actor)
+            g.apply_action(action)
+            node = node.children[action]
+            path.append(node)
+        self._rollout(g, r)
+        values = leaf_values(g)
+        for n in path:
+            n.visits += 1
+            v = n.value
+            for q, x in enumerate(values):
+                v[q] += x
+
+    def _ucb(self, node: Node, available: list[int], actor: int) -> int:
+        c = self.params.c
+        best, best_score = available[0], -math.inf
+        for a in available:
+            child = node.children[a]
+            score = child.value[actor] / child.visits + c * math.sqrt(
+                math.log(child.avail) / child.visits
+            )
+            if score > best_score:
+                best, best_score = a, score
+        return best
+
+    def _rollout(self, g: Game, r: random.Random) -> None:
+        steps = self.params.horizon
+        heuristic = self.params.rollout == "heuristic"
+        rng = np.random.default_rng(r.getrandbits(63))
+        while steps != 0 and not g.is_terminal:
+            legal = g.legal_actions()
+            if len(legal) == 1:
+                g.apply_action(legal[0])
+                continue
+            if heuristic:
+                action = self._heuristic.decide(PlayerView(g, g.current), legal, rng)
+            else:
+                action = legal[r.randrange(len(legal))]
+            g.apply_action(action)
+            steps -= 1
+
+
+def _visits(node: Node, action: int) -> int:
+    child = node.children.get(action)
+    return child.visits if child else 0

@@ -1,0 +1,118 @@
+"""Agents by name, so tools and configs can say ``heuristic:aggression=0.8``.
+
+Spec grammar: ``name`` or ``name:key=value,key=value``. ``ppo:<path>`` takes a checkpoint
+path instead (optionally followed by ``,deterministic=false``). Values are parsed as int,
+float, bool (``true``/``false``) or left as strings. Unknown names or keys raise
+``AgentError``. ``register_agent`` adds a factory under a new name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .base import Agent, AgentError
+
+Factory = Callable[..., Agent]
+
+
+def _random(**kw: Any) -> Agent:
+    from .random_agent import RandomAgent
+
+    if kw:
+        raise AgentError(f"random takes no options, got {sorted(kw)}")
+    return RandomAgent()
+
+
+def _heuristic(**kw: Any) -> Agent:
+    from .heuristic import HeuristicAgent, HeuristicParams
+
+    unknown = set(kw) - set(HeuristicParams.names())
+    if unknown:
+        raise AgentError(
+            f"unknown heuristic option(s) {sorted(unknown)}; known: {HeuristicParams.names()}"
+        )
+    return HeuristicAgent(HeuristicParams(**kw))
+
+
+def _ismcts(**kw: Any) -> Agent:
+    from .ismcts import ISMCTSAgent, ISMCTSParams
+
+    return ISMCTSAgent(ISMCTSParams.from_options(kw))
+
+
+def _ppo(path: str = "", **kw: Any) -> Agent:
+    if not path:
+        raise AgentError("ppo needs a checkpoint path: ppo:<path>")
+    from .ppo import PPOAgent
+
+    return PPOAgent(path, **kw)
+
+
+_FACTORIES: dict[str, Factory] = {
+    "random": _random,
+    "heuristic": _heuristic,
+    "ismcts": _ismcts,
+    "ppo": _ppo,
+}
+
+
+def agent_names() -> list[str]:
+    return sorted(_FACTORIES)
+
+
+def register_agent(name: str, factory: Factory) -> None:
+    """Make ``make_agent(name...)`` build agents with ``factory(**options)``."""
+    if not name.isidentifier():
+        raise AgentError(f"agent name must be an identifier, got {name!r}")
+    _FACTORIES[name] = factory
+
+
+def _value(text: str) -> Any:
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text.strip()
+
+
+def _options(text: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        if "=" not in part:
+            raise AgentError(f"agent option {part!r} is not key=value")
+        key, value = part.split("=", 1)
+        out[key.strip()] = _value(value)
+    return out
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"heuristic:aggression=0.8"`` -> ``("heuristic", {"aggression": 0.8})``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentError(f"agent spec must be a non-empty string, got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip()
+    if name not in _FACTORIES:
+        raise AgentError(f"unknown agent {name!r}; known: {agent_names()}")
+    if name == "ppo":
+        path, options = rest, ""
+        head, sep, tail = rest.rpartition(",")
+        if sep and "=" in tail:
+            path, options = head, tail
+        return name, {"path": path.strip(), **_options(options)}
+    return name, _options(rest)
+
+
+def make_agent(spec: str) -> Agent:
+    """Build an agent from its spec (see the module docstring)."""
+    name, options = parse_spec(spec)
+    try:
+        return _FACTORIES[name](**options)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, AgentError):
+            raise
+        raise AgentError(f"bad options for agent {spec!r}: {exc}") from exc

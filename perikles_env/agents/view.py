@@ -1,0 +1,322 @@
+"""What one player may know about a game (RULES.md section F), as a read-only view.
+
+Engine-level agents (the heuristic) read the game only through a ``PlayerView``: it exposes
+the public state and the viewer's own secrets, and nothing else. Hidden facts are either
+left out (the deck orders, the RNG, other players' special tiles, the never-dealt specials)
+or replaced by what the viewer can derive from public information:
+
+* for military counters the viewer does not control, only their *counts* per
+  (location box, city, type) and per pool are public; their strengths are summarised by the
+  mean strength of that city's unrevealed counters of that type, derived from the initial
+  counter mix minus the public stacks, dead pool and revealed counters (F, "Opponents know
+  only the multiset of that city's non-dead, non-revealed counters");
+* the viewer's own committed counters and pool (every military city he controls, Persia
+  shared by Persian co-leaders), and every counter at a location whose battle has begun
+  (C.2 reveal), are known exactly.
+
+Public lists are shared with the game, not copied (the view is built for every decision);
+callers must treat them as read-only. ``snapshot()`` materialises everything the view
+exposes, so tests can check that changing a hidden component changes nothing here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..engine import data as D
+from ..engine.phases import Phase
+
+if TYPE_CHECKING:
+    from ..engine.game import Game
+
+NC = D.NUM_CLASSES
+NMC = D.NUM_MILITARY_CITIES
+# Index of a (city, type) pair in per-pair arrays.
+CT = NMC * 2
+NUM_BOXES = D.LOCATION_SLOTS * 4
+
+# Public scalar and list fields copied (by reference) from the game state.
+PUBLIC_FIELDS = (
+    "n",
+    "turn",
+    "phase",
+    "supply",
+    "cubes",
+    "cand",
+    "leader",
+    "persian",
+    "statues",
+    "defeats",
+    "display",
+    "held2",
+    "held1",
+    "colours_taken",
+    "first_player",
+    "commit_first",
+    "last_athens",
+    "special_played",
+    "loc_display",
+    "loc_claim",
+    "loc_done",
+    "stack",
+    "dead",
+    "main",
+    "side_cities",
+    "war",
+    "ally",
+    "perm",
+    "denied",
+    "picks_done",
+    "pick_special_done",
+    "alki",
+    "step_player",
+    "step_normal",
+    "step_spend",
+    "step_extra",
+    "step_closed",
+    "dp_queue",
+    "dp_index",
+    "b_slot",
+    "b_round",
+    "b_tokens",
+    "b_head",
+    "b_double",
+    "b_cas",
+)
+
+
+class PlayerView:
+    """Public state plus ``me``'s secrets; see the module docstring."""
+
+    __slots__ = PUBLIC_FIELDS + (
+        "me",
+        "current",
+        "my_special",
+        "has_special",
+        "deck_left",
+        "loc_deck_left",
+        "controlled",
+        "my_pool",
+        "pool_count",
+        "unknown_mean",
+        "box_count",
+        "box_known",
+        "pending",
+    )
+
+    # Public fields shared with the game (see engine/state.py for their layout).
+    n: int
+    turn: int
+    phase: Phase
+    supply: list[int]
+    cubes: list[int]
+    cand: list[int]
+    leader: list[int]
+    persian: int
+    statues: list[int]
+    defeats: list[int]
+    display: list[int]
+    held2: list[int]
+    held1: list[int]
+    colours_taken: list[int]
+    first_player: int
+    commit_first: int
+    last_athens: int
+    special_played: list[int]
+    loc_display: list[int]
+    loc_claim: list[int]
+    loc_done: list[int]
+    stack: list[int]
+    dead: list[int]
+    main: list[int]
+    side_cities: list[int]
+    war: list[int]
+    ally: list[int]
+    perm: list[int]
+    denied: list[int]
+    picks_done: int
+    pick_special_done: bool
+    alki: list[int]
+    step_player: int
+    step_normal: int
+    step_spend: int
+    step_extra: int
+    step_closed: bool
+    dp_queue: list[int]
+    dp_index: int
+    b_slot: int
+    b_round: int
+    b_tokens: list[int]
+    b_head: int
+    b_double: bool
+    b_cas: list[int]
+    # Derived and private fields.
+    me: int
+    current: int
+    my_special: int
+    has_special: list[bool]
+    deck_left: int
+    loc_deck_left: int
+    controlled: int
+    my_pool: list[int]
+    pool_count: list[int]
+    unknown_mean: list[float]
+    box_count: list[int]
+    box_known: list[int]
+    pending: tuple[int, ...]
+
+    def __init__(self, game: Game, player: int) -> None:
+        g = game
+        for name in PUBLIC_FIELDS:
+            object.__setattr__(self, name, getattr(g, name))
+        self.me = player
+        self.current = g.current
+        self.my_special = g.special[player]
+        self.has_special = [t >= 0 for t in g.special]
+        self.deck_left = len(g.influence_deck)
+        self.loc_deck_left = len(g.loc_deck)
+        self.controlled = self.led_mask(player)
+        # A permission request shows the counter's city and type, not its strength (F).
+        self.pending = (
+            (D.CLASS_CITY[g.pending[0]], D.CLASS_TYPE[g.pending[0]], g.pending[1], g.pending[2])
+            if g.pending
+            else ()
+        )
+        self._military(g)
+
+    # ---- military knowledge --------------------------------------------------------------
+
+    def _military(self, g: Game) -> None:
+        """Counts per (box, city, type) for every counter; strengths only where known."""
+        controlled = self.controlled
+        revealed_slot = self.revealed_slot()
+        my_pool = [0] * NC
+        pool_count = [0] * CT
+        for k in range(NC):
+            c = g.pool[k]
+            if c:
+                x, t = D.CLASS_CITY[k], D.CLASS_TYPE[k]
+                pool_count[x * 2 + t] += c
+                if controlled >> x & 1:
+                    my_pool[k] = c
+        box_count = [0] * (NUM_BOXES * CT)
+        # Known strength sum per (box, city, type); -1 where the viewer cannot know it.
+        box_known = [0] * (NUM_BOXES * CT)
+        revealed = [0] * NC  # counters at the revealed location, by class (public)
+        at = g.at
+        for box in range(NUM_BOXES):
+            base = box * NC
+            if not any(at[base : base + NC]):
+                continue
+            slot = box // 4
+            for k in D.EXISTING_CLASSES:
+                c = at[base + k]
+                if c:
+                    x, t = D.CLASS_CITY[k], D.CLASS_TYPE[k]
+                    i = box * CT + x * 2 + t
+                    box_count[i] += c
+                    if slot == revealed_slot:
+                        revealed[k] += c
+                    if slot == revealed_slot or controlled >> x & 1:
+                        box_known[i] += c * D.CLASS_STRENGTH[k]
+                    else:
+                        box_known[i] = -1
+        # Unrevealed counters of (x, t) are the initial mix minus public places (F).
+        unknown_mean = [0.0] * CT
+        for x in range(NMC):
+            for t in (D.HOPLITE, D.TRIREME):
+                total = strength = 0
+                for k in D.CLASSES_OF[x][t]:
+                    left = D.INITIAL_COUNTERS[k] - self.stack[k] - self.dead[k] - revealed[k]
+                    total += left
+                    strength += left * D.CLASS_STRENGTH[k]
+                unknown_mean[x * 2 + t] = strength / total if total else 0.0
+        self.my_pool = my_pool
+        self.pool_count = pool_count
+        self.unknown_mean = unknown_mean
+        self.box_count = box_count
+        self.box_known = box_known
+
+    def revealed_slot(self) -> int:
+        """Location whose counters are face up now (phase 6, C.2), or -1."""
+        if self.phase in (Phase.BATTLE_SPECIAL, Phase.CASUALTY) and self.b_round >= 0:
+            return self.b_slot
+        return -1
+
+    def box_strength(self, slot: int, side: int, box: int, unit_type: int) -> float:
+        """Strength of one box for one round type: exact where known, else expected."""
+        total = 0.0
+        b = (slot * 2 + side) * 2 + box
+        for x in range(NMC):
+            i = b * CT + x * 2 + unit_type
+            n = self.box_count[i]
+            if n:
+                known = self.box_known[i]
+                total += known if known >= 0 else n * self.unknown_mean[x * 2 + unit_type]
+        return total
+
+    def side_strength(self, slot: int, side: int, unit_type: int) -> float:
+        return self.box_strength(slot, side, 0, unit_type) + self.box_strength(
+            slot, side, 1, unit_type
+        )
+
+    def side_count(self, slot: int, side: int, unit_type: int) -> int:
+        """Number of counters of a type on one side (public)."""
+        n = 0
+        for box in (0, 1):
+            b = ((slot * 2 + side) * 2 + box) * CT
+            for x in range(NMC):
+                n += self.box_count[b + x * 2 + unit_type]
+        return n
+
+    def city_count(self, slot: int, side: int, city: int, unit_type: int) -> int:
+        n = 0
+        for box in (0, 1):
+            n += self.box_count[((slot * 2 + side) * 2 + box) * CT + city * 2 + unit_type]
+        return n
+
+    def known_city_strength(self, slot: int, side: int, city: int, unit_type: int) -> float:
+        """Strength of one city's counters of a type on one side (expected if unknown)."""
+        total = 0.0
+        for box in (0, 1):
+            i = ((slot * 2 + side) * 2 + box) * CT + city * 2 + unit_type
+            n = self.box_count[i]
+            if n:
+                known = self.box_known[i]
+                total += known if known >= 0 else n * self.unknown_mean[city * 2 + unit_type]
+        return total
+
+    def pool_strength(self, city: int, unit_type: int) -> float:
+        """Strength left in a city's pool: exact for the viewer's cities, else expected."""
+        if self.controlled >> city & 1:
+            return float(
+                sum(self.my_pool[k] * D.CLASS_STRENGTH[k] for k in D.CLASSES_OF[city][unit_type])
+            )
+        return self.pool_count[city * 2 + unit_type] * self.unknown_mean[city * 2 + unit_type]
+
+    # ---- public helpers -------------------------------------------------------------------
+
+    def led_mask(self, player: int) -> int:
+        """Military cities the player controls (cities he leads, plus Persia if Persian)."""
+        mask = 0
+        for c in range(D.NUM_CITIES):
+            if self.leader[c] == player:
+                mask |= 1 << c
+        if self.persian >> player & 1:
+            mask |= 1 << D.PERSIA
+        return mask
+
+    def steps_left(self, player: int) -> int:
+        """Commit steps the player still has this turn (his held tiles, public)."""
+        return self.held2[player] + self.held1[player]
+
+    def location(self, slot: int) -> D.LocationTile:
+        return D.LOCATION_TILES[self.loc_display[slot]]
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything the view exposes, as plain data (for leak tests)."""
+        out: dict[str, Any] = {}
+        for name in self.__slots__:
+            value = getattr(self, name)
+            out[name] = list(value) if isinstance(value, list) else value
+        return out

@@ -1,0 +1,11 @@
+"""Single-agent views of Perikles for single-agent RL libraries (docs/training.md).
+
+``PeriklesSingleAgentEnv``: one learner seat against opponents drawn from an
+``OpponentPool``; rewards from the learner's point of view (``RewardConfig``).
+"""
+
+from .opponents import OpponentPool
+from .rewards import RewardConfig
+from .single_agent import PeriklesSingleAgentEnv, make_env_fn
+
+__all__ = ["OpponentPool", "PeriklesSingleAgentEnv", "RewardConfig", "make_env_fn"]

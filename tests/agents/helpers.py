@@ -1,0 +1,23 @@
+"""Seeded games played by agents, for agent tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from perikles_env.agents import Agent, make_agent
+from perikles_env.engine import Game, GameConfig
+
+
+def play(specs: list[str], seed: int, record: bool = False) -> Iterator[tuple[Game, int, int]]:
+    """Yield (game before the decision, player, chosen action) for a whole game; actions go
+    through ``apply_action_checked`` so an illegal choice raises."""
+    agents: list[Agent] = [make_agent(s) for s in specs]
+    g = Game.new(GameConfig(num_players=len(specs), record_events=record), seed=seed)
+    rngs = [np.random.default_rng([seed, i]) for i in range(len(specs))]
+    while not g.is_terminal:
+        p = g.current
+        action = agents[p].act_state(g.clone(), p, rngs[p])
+        yield g, p, action
+        g.apply_action_checked(action)

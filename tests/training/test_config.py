@@ -1,0 +1,100 @@
+"""Training config validation (training/config.py) and the shipped configs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from perikles_env.errors import InvalidConfigError
+from training.config import config_from_dict, load_config, parse_override
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+@pytest.mark.parametrize("name", ["smoke", "default", "long"])
+def test_shipped_configs_are_valid(name):
+    config = load_config(CONFIGS / f"{name}.yaml")
+    assert config.name == name
+    assert config.train.torch_threads == 1
+
+
+def test_default_config_targets_the_acceptance_evaluation():
+    """README's main job: final evaluation of >= 400 4-player games vs random (and some vs
+    heuristic), training time capped well inside the 20-minute budget."""
+    config = load_config(CONFIGS / "default.yaml")
+    assert config.eval.games_vs("random", final=True) >= 400 and 4 in config.eval.final_players
+    assert config.eval.games_vs("heuristic", final=True) > 0
+    assert config.train.max_minutes is not None and config.train.max_minutes <= 16
+
+
+def test_eval_games_per_opponent():
+    config = config_from_dict({"eval": {"games": {"random": 8}, "final_games": 12}})
+    assert config.eval.games_vs("random") == 8 and config.eval.games_vs("heuristic") == 0
+    assert config.eval.games_vs("heuristic", final=True) == 12
+
+
+def test_defaults_and_overrides():
+    config = config_from_dict(
+        {"ppo": {"learning_rate": "3e-4"}},
+        ["ppo.n_steps=64", "env.num_players=[3, 5]", "opponents.weights={random: 2}", "name=x"],
+    )
+    assert config.ppo.learning_rate == pytest.approx(3e-4)
+    assert config.ppo.n_steps == 64 and config.env.num_players == [3, 5]
+    assert config.opponents.weights == {"random": 2.0} and config.name == "x"
+    assert config.ppo.batch_size == 256  # untouched default
+
+
+def test_override_values_are_yaml_scalars():
+    assert parse_override("ppo.learning_rate=1e-4") == (["ppo", "learning_rate"], 1e-4)
+    assert parse_override("train.max_minutes=null") == (["train", "max_minutes"], None)
+    assert parse_override("train.progress_bar=false") == (["train", "progress_bar"], False)
+
+
+@pytest.mark.parametrize(
+    ("data", "overrides", "message"),
+    [
+        ({"ppo": {"lr": 1}}, [], r"unknown key\(s\) \['lr'\] in ppo"),
+        ({"bogus": 1}, [], r"unknown key\(s\) \['bogus'\]"),
+        ({}, ["train.total_steps=5"], r"unknown key\(s\) \['total_steps'\] in train"),
+        ({"ppo": {"n_steps": "many"}}, [], "ppo.n_steps must be int"),
+        ({"ppo": {"n_steps": 0}}, [], "ppo.n_steps must be a positive int"),
+        ({"ppo": {"gamma": 1.5}}, [], r"ppo.gamma must be in \(0, 1\]"),
+        ({"ppo": {"activation": "gelu"}}, [], "ppo.activation must be one of"),
+        ({"ppo": {"net_arch": []}}, [], "ppo.net_arch"),
+        ({"train": {"n_envs": True}}, [], "train.n_envs must be int"),
+        ({"train": {"vec_env": "ray"}}, [], "train.vec_env must be one of"),
+        ({"env": {"num_players": 6}}, [], "env.num_players must be in 3..5"),
+        ({"env": {"learner_seat": 4, "num_players": [3, 4]}}, [], "env.learner_seat"),
+        ({"env": {"learner_seat": "first"}}, [], "env.learner_seat"),
+        ({"reward": {"vp_scale": 0}}, [], "reward.vp_scale must be > 0"),
+        ({"reward": {"win": 0, "vp_margin": 0}}, [], "cannot both be 0"),
+        ({"opponents": {"weights": {"nobody": 1}}}, [], "unknown agent 'nobody'"),
+        ({"opponents": {"weights": {"random": -1}}}, [], "must be >= 0"),
+        ({"opponents": {"weights": {"self_latest": 1}, "snapshot_every": 10}}, [], "non-self"),
+        ({"opponents": {"weights": {"random": 1, "self_past": 1}}}, [], "snapshot_every"),
+        ({"eval": {"opponents": ["heuristic:nerve=1"]}}, [], "unknown heuristic option"),
+        ({"eval": {"final_players": [2]}}, [], "eval player counts"),
+        ({"eval": {"games": -1}}, [], "eval.games must be >= 0"),
+        ({"eval": {"final_games": {"ismcts": 4}}}, [], r"names \['ismcts'\]"),
+        ({"name": "a/b"}, [], "plain folder name"),
+        ({"ppo": []}, [], "ppo must be a mapping"),
+        ({}, ["ppo.n_steps"], "is not key=value"),
+        ({}, ["ppo.clip_range=.inf"], "not allowed"),
+    ],
+)
+def test_bad_configs_raise_clear_errors(data, overrides, message):
+    with pytest.raises(InvalidConfigError, match=message):
+        config_from_dict(data, overrides)
+
+
+def test_load_config_names_the_file(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("ppo:\n  n_step: 3\n")
+    with pytest.raises(InvalidConfigError, match=r"c\.yaml: unknown key"):
+        load_config(path)
+    with pytest.raises(InvalidConfigError, match="not found"):
+        load_config(tmp_path / "missing.yaml")
+    path.write_text("ppo: [1, 2\n")
+    with pytest.raises(InvalidConfigError, match="not valid YAML"):
+        load_config(path)

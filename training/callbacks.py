@@ -1,0 +1,289 @@
+"""SB3 callbacks of the trainer: rollout statistics, self-play snapshots, periodic
+evaluation, checkpoints, the wall-clock limit and the progress bar.
+
+They share one ``RunState`` (what a resumed run must remember), which the checkpoint
+callback writes next to each checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stable_baselines3.common.callbacks import BaseCallback
+
+from .selfplay import SelfPlayPool
+
+
+@dataclass
+class RunState:
+    """Everything a resumed run needs besides the model itself."""
+
+    timesteps: int = 0
+    train_seconds: float = 0.0  # wall time in model.learn, evaluation excluded
+    eval_seconds: float = 0.0
+    env_decisions: int = 0  # engine decisions, learner and opponents
+    episodes: int = 0
+    snapshots: list[str] = field(default_factory=list)
+    evals: list[dict[str, Any]] = field(default_factory=list)
+    rollouts: list[dict[str, Any]] = field(default_factory=list)
+    checkpoints: list[str] = field(default_factory=list)
+    stopped_by_time_limit: bool = False
+    pretrain: dict[str, Any] = field(default_factory=dict)
+
+    def save(self, path: Path) -> None:
+        path.write_text(json.dumps(asdict(self), indent=1))
+
+    @classmethod
+    def load(cls, path: Path) -> RunState:
+        data = json.loads(path.read_text())
+        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+
+
+class Clock:
+    """Training wall time without the pauses spent evaluating."""
+
+    def __init__(self, state: RunState) -> None:
+        self.state = state
+        self._start = time.perf_counter()
+        self._base = state.train_seconds + state.eval_seconds
+
+    @property
+    def total(self) -> float:
+        return self._base + time.perf_counter() - self._start
+
+    def sync(self) -> None:
+        self.state.train_seconds = self.total - self.state.eval_seconds
+
+
+class StatsCallback(BaseCallback):
+    """Counts engine decisions and learner outcomes; logs rollout win rate and throughput."""
+
+    def __init__(
+        self,
+        state: RunState,
+        clock: Clock,
+        progress: Path | None = None,
+        extra: Callable[[], dict[str, Any]] | None = None,
+        window: int = 200,
+    ) -> None:
+        super().__init__()
+        self.state = state
+        self.clock = clock
+        self.progress = progress
+        self.extra = extra
+        self.recent: deque[dict[str, Any]] = deque(maxlen=window)
+        self._mark = (0.0, 0, 0)
+
+    def _on_training_start(self) -> None:
+        self.clock.sync()
+        self._mark = (self.state.train_seconds, self.model.num_timesteps, self.state.env_decisions)
+
+    def _on_step(self) -> bool:
+        for info, done in zip(self.locals["infos"], self.locals["dones"], strict=True):
+            self.state.env_decisions += int(info.get("decisions", 0))
+            if done:
+                self.state.episodes += 1
+                self.recent.append(
+                    {
+                        "win": float(info.get("win_share", 0.0)),
+                        "vp": float(info.get("learner_vp", 0.0)),
+                        "illegal": bool(info.get("illegal_action", False)),
+                        "opponents": info.get("opponents", []),
+                    }
+                )
+        return True
+
+    def win_rate(self) -> float | None:
+        if not self.recent:
+            return None
+        return sum(r["win"] for r in self.recent) / len(self.recent)
+
+    def _on_rollout_end(self) -> None:
+        self.clock.sync()
+        seconds, steps, decisions = self._mark
+        now = (self.state.train_seconds, self.model.num_timesteps, self.state.env_decisions)
+        dt = max(now[0] - seconds, 1e-9)
+        learner_sps = (now[1] - steps) / dt
+        env_sps = (now[2] - decisions) / dt
+        self._mark = now
+        row: dict[str, Any] = {
+            "timesteps": self.model.num_timesteps,
+            "train_seconds": round(self.state.train_seconds, 2),
+            "learner_steps_per_s": round(learner_sps, 1),
+            "env_steps_per_s": round(env_sps, 1),
+        }
+        self.logger.record("throughput/learner_steps_per_s", learner_sps)
+        self.logger.record("throughput/env_steps_per_s", env_sps)
+        if self.recent:
+            row["rollout_win_rate"] = round(self.win_rate() or 0.0, 4)
+            row["rollout_mean_vp"] = round(sum(r["vp"] for r in self.recent) / len(self.recent), 2)
+            self.logger.record("rollout/win_rate", row["rollout_win_rate"])
+            self.logger.record("rollout/learner_vp", row["rollout_mean_vp"])
+            self.logger.record("rollout/illegal_actions", sum(r["illegal"] for r in self.recent))
+        if self.extra is not None:
+            row.update(self.extra())
+        self.state.rollouts.append(row)
+        self.state.timesteps = self.model.num_timesteps
+        if self.progress is not None:  # for `watch cat`: the latest numbers of a running job
+            self.progress.write_text(json.dumps({"last": row, "evals": self.state.evals}))
+
+
+class SelfPlayCallback(BaseCallback):
+    """Every ``every`` learner steps: save a snapshot and hand the new pool to all envs."""
+
+    def __init__(self, pool: SelfPlayPool, folder: Path, every: int, state: RunState) -> None:
+        super().__init__()
+        self.pool = pool
+        self.folder = folder
+        self.every = every
+        self.state = state
+        self._next = 0
+
+    def _on_training_start(self) -> None:
+        steps = self.model.num_timesteps
+        self._next = (steps // self.every + 1) * self.every
+        self.training_env.env_method("set_opponents", self.pool.pool())
+
+    def _on_step(self) -> bool:
+        if self.model.num_timesteps >= self._next:
+            self._next += self.every
+            self.folder.mkdir(parents=True, exist_ok=True)
+            path = self.folder / f"snapshot_{self.model.num_timesteps:09d}.zip"
+            self.model.save(path)
+            for old in self.pool.add_snapshot(str(path)):
+                Path(old).unlink(missing_ok=True)
+            self.state.snapshots = list(self.pool.snapshots)
+            self.training_env.env_method("set_opponents", self.pool.pool())
+        return True
+
+
+class EvalCallback(BaseCallback):
+    """Every ``every`` learner steps: win rates against the baselines (training/evaluate.py)."""
+
+    def __init__(
+        self,
+        every: int,
+        run_eval: Callable[[str, int], dict[str, Any]],
+        folder: Path,
+        state: RunState,
+        clock: Clock,
+    ) -> None:
+        super().__init__()
+        self.every = every
+        self.run_eval = run_eval
+        self.folder = folder
+        self.state = state
+        self.clock = clock
+        self._next = 0
+
+    def _on_training_start(self) -> None:
+        self._next = (self.model.num_timesteps // self.every + 1) * self.every
+
+    def _on_step(self) -> bool:
+        if self.model.num_timesteps >= self._next:
+            self._next += self.every
+            start = time.perf_counter()
+            # a new file per evaluation: evaluators cache agents by their spec (path)
+            path = self.folder / f"periodic_{self.model.num_timesteps:09d}.zip"
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self.model.save(path)
+            row = self.run_eval(str(path), self.model.num_timesteps)
+            self.state.eval_seconds += time.perf_counter() - start
+            self.clock.sync()
+            row["train_seconds"] = round(self.state.train_seconds, 1)
+            self.state.evals.append(row)
+            for key, value in row.items():
+                if key.startswith("win_rate_vs_"):
+                    self.logger.record(f"eval/{key}", value)
+        return True
+
+
+class CheckpointCallback(BaseCallback):
+    """Every ``every`` steps: ``checkpoints/ckpt_<steps>.zip`` + ``state.json``; keeps ``keep``."""
+
+    def __init__(self, folder: Path, every: int, keep: int, state: RunState, clock: Clock) -> None:
+        super().__init__()
+        self.folder = folder
+        self.every = every
+        self.keep = keep
+        self.state = state
+        self.clock = clock
+        self._next = 0
+
+    def _on_training_start(self) -> None:
+        self._next = (self.model.num_timesteps // self.every + 1) * self.every
+
+    def _on_step(self) -> bool:
+        if self.model.num_timesteps >= self._next:
+            self._next += self.every
+            save_checkpoint(self.model, self.folder, self.state, self.clock, self.keep)
+        return True
+
+
+def save_checkpoint(model: Any, folder: Path, state: RunState, clock: Clock, keep: int) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    clock.sync()
+    state.timesteps = model.num_timesteps
+    path = folder / f"ckpt_{model.num_timesteps:09d}.zip"
+    model.save(path)
+    if str(path) not in state.checkpoints:
+        state.checkpoints.append(str(path))
+    for old in state.checkpoints[:-keep]:
+        Path(old).unlink(missing_ok=True)
+    state.checkpoints = state.checkpoints[-keep:]
+    state.save(folder / "state.json")
+    return path
+
+
+class TimeLimitCallback(BaseCallback):
+    """Stops training once the run's training time (evaluation excluded) reaches a limit."""
+
+    def __init__(self, minutes: float, clock: Clock, state: RunState) -> None:
+        super().__init__()
+        self.seconds = 60.0 * minutes
+        self.clock = clock
+        self.state = state
+
+    def _on_step(self) -> bool:
+        if self.clock.total - self.state.eval_seconds >= self.seconds:
+            self.state.stopped_by_time_limit = True
+            return False
+        return True
+
+
+class ProgressCallback(BaseCallback):
+    """A tqdm bar over learner steps, with the rolling win rate and speed."""
+
+    def __init__(self, stats: StatsCallback) -> None:
+        super().__init__()
+        self.stats = stats
+        self.bar: Any = None
+
+    def _on_training_start(self) -> None:
+        from tqdm.auto import tqdm
+
+        total = self.locals["total_timesteps"]
+        self.bar = tqdm(total=total, initial=self.model.num_timesteps, unit="step", smoothing=0.05)
+
+    def _on_step(self) -> bool:
+        self.bar.update(self.training_env.num_envs)
+        return True
+
+    def _on_rollout_end(self) -> None:
+        win = self.stats.win_rate()
+        last_eval = self.stats.state.evals[-1] if self.stats.state.evals else {}
+        post = {} if win is None else {"win(train)": f"{win:.2f}"}
+        for key, value in last_eval.items():
+            if key.startswith("win_rate_vs_"):
+                post[key[len("win_rate_vs_") :]] = f"{value:.2f}"
+        self.bar.set_postfix(post, refresh=False)
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

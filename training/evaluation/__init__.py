@@ -1,0 +1,1 @@
+"""Parts of the evaluator: game runner, statistics, results, report, plots, config."""

@@ -1,0 +1,141 @@
+"""Writing an evaluation: ``report.md`` (human), ``results.json`` (machine), ``games.jsonl``
+(one record per game). Timings live only under the ``timing`` keys of the JSON and in the
+report's timing table, so everything else is identical for identical arguments."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..evaluate import EvalResult
+
+
+def _ci(low: float, high: float, digits: int = 1, pct: bool = False) -> str:
+    if pct:
+        return f"[{100 * low:.{digits}f}, {100 * high:.{digits}f}]"
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def markdown(result: EvalResult) -> str:
+    cfg = result.config
+    lines = [
+        f"# Evaluation {cfg.name or ''}".rstrip(),
+        "",
+        f"* command: `{result.command}`" if result.command else "* command: (Python API)",
+        f"* seed: {cfg.seed}; game seeds shared by every lineup (common random numbers); "
+        "every lineup played in all seat rotations on each seed",
+        f"* games per matchup: {', '.join(str(m.games) for m in result.matchups)}",
+        f"* illegal actions in total: **{result.illegal_actions}** (must be 0)",
+        "",
+        "Win rate: mean win share per seat (ties split), Wilson 95 % CI. Mean rank (1 = best, "
+        "ties share places) and mean VP: 95 % percentile bootstrap CI over games.",
+        "",
+    ]
+    for players in sorted({m.players for m in result.matchups}):
+        lines += [f"## {players} players", ""]
+        for m in (m for m in result.matchups if m.players == players):
+            lines += [f"### Matchup {m.index}: {', '.join(m.lineup)} ({m.games} games)", ""]
+            lines += [
+                "| agent | seats | win rate % | 95 % CI | mean rank | 95 % CI | mean VP | 95 % CI "
+                "| illegal |",
+                "|---|---:|---:|---|---:|---|---:|---|---:|",
+            ]
+            for a in m.agents.values():
+                lines.append(
+                    f"| `{a.agent}` | {a.seats_played} | {100 * a.win_rate:.1f} | "
+                    f"{_ci(*a.win_ci, pct=True)} | {a.mean_rank:.2f} | {_ci(*a.rank_ci, 2)} | "
+                    f"{a.mean_vp:.1f} | {_ci(*a.vp_ci)} | {a.illegal_actions} |"
+                )
+            lines += ["", "Win rate % by seat (seat 0 .. N-1):", ""]
+            lines += ["| agent | " + " | ".join(f"seat {s}" for s in range(players)) + " |"]
+            lines += ["|---|" + "---:|" * players]
+            for a in m.agents.values():
+                cells = [
+                    f"{100 * w:.1f} ({g})" if g else "-"
+                    for w, g in zip(a.win_rate_by_seat, a.games_by_seat, strict=True)
+                ]
+                lines.append(f"| `{a.agent}` | " + " | ".join(cells) + " |")
+            if len(m.agents) > 1:
+                names = list(m.agents)
+                lines += ["", "Head to head: P(row finishes ahead of column), ties 1/2:", ""]
+                lines += ["| | " + " | ".join(f"`{n}`" for n in names) + " |"]
+                lines += ["|---|" + "---:|" * len(names)]
+                for row_name in names:
+                    row = [
+                        "-"
+                        if row_name == b
+                        else f"{m.head_to_head.get(row_name, {}).get(b, float('nan')):.3f}"
+                        for b in names
+                    ]
+                    lines.append(f"| `{row_name}` | " + " | ".join(row) + " |")
+            lines += [
+                "",
+                "Timing (varies between runs; wall-clock and this process's CPU time, which "
+                "is what one core spends when the machine is shared):",
+                "",
+            ]
+            lines += [
+                "| agent | mean ms / decision | max ms | mean CPU ms | max CPU ms "
+                "| decisions / game |",
+                "|---|---:|---:|---:|---:|---:|",
+            ]
+            for t in m.timing.values():
+                lines.append(
+                    f"| `{t.agent}` | {t.mean_decision_ms:.2f} | {t.max_decision_ms:.1f} | "
+                    f"{t.mean_cpu_ms:.2f} | {t.max_cpu_ms:.1f} | {t.decisions_per_game:.1f} |"
+                )
+            lines.append("")
+        ratings = result.ratings.get(players, {})
+        if ratings:
+            lines += [
+                f"### OpenSkill (Plackett-Luce) ratings, all {players}-player games",
+                "",
+                "| agent | mu | sigma | ordinal (mu - 3 sigma) |",
+                "|---|---:|---:|---:|",
+            ]
+            for name, r in sorted(ratings.items(), key=lambda kv: -kv[1]["mu"]):
+                lines.append(
+                    f"| `{name}` | {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} |"
+                )
+            lines.append("")
+    if result.plots:
+        lines += ["## Plots", ""] + [f"![{p}]({p})" for p in result.plots] + [""]
+    return "\n".join(lines)
+
+
+def to_json(result: EvalResult) -> dict[str, Any]:
+    cfg = result.config
+    return {
+        "format": "perikles-eval-1",
+        "config": {
+            "name": cfg.name,
+            "seed": cfg.seed,
+            "games_requested": cfg.games,
+            "lineups": [list(x) for x in cfg.lineups],
+        },
+        "illegal_actions": result.illegal_actions,
+        "matchups": [m.numbers() for m in result.matchups],
+        "ratings": {str(k): v for k, v in result.ratings.items()},
+        "timing": {
+            str(m.index): {k: vars(t) for k, t in m.timing.items()} for m in result.matchups
+        },
+        "command": result.command,
+    }
+
+
+def write_run(result: EvalResult, run_dir: Path) -> None:
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "results.json").write_text(
+        json.dumps(to_json(result), indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    with (run_dir / "games.jsonl").open("w", encoding="utf-8") as f:
+        for r in result.records:
+            row = r.to_dict()
+            row.pop("think_seconds")
+            row.pop("max_think_seconds")
+            row.pop("cpu_seconds")
+            row.pop("max_cpu_seconds")
+            f.write(json.dumps(row, sort_keys=True) + "\n")
+    (run_dir / "report.md").write_text(markdown(result), encoding="utf-8")

@@ -1,0 +1,105 @@
+"""The run report: ``summary.json`` (machine), ``report.md`` (human) and
+``learning_curve.png`` (win rates during training), written into the run folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .callbacks import RunState
+
+
+def throughput(state: RunState) -> dict[str, float]:
+    seconds = max(state.train_seconds, 1e-9)
+    return {
+        "learner_steps_per_s": round(state.timesteps / seconds, 1),
+        "env_steps_per_s": round(state.env_decisions / seconds, 1),
+    }
+
+
+def write_learning_curve(state: RunState, path: Path) -> bool:
+    """Evaluation win rates and the rolling training win rate against learner steps."""
+    if not state.evals and not state.rollouts:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    rows = [r for r in state.rollouts if "rollout_win_rate" in r]
+    if rows:
+        ax.plot(
+            [r["timesteps"] for r in rows],
+            [100 * r["rollout_win_rate"] for r in rows],
+            color="grey",
+            alpha=0.6,
+            label="training games (rolling)",
+        )
+    keys = sorted({k for e in state.evals for k in e if k.startswith("win_rate_vs_")})
+    for key in keys:
+        pts = [(e["timesteps"], 100 * e[key]) for e in state.evals if key in e]
+        ax.plot(*zip(*pts, strict=True), marker="o", label=f"eval vs {key[len('win_rate_vs_') :]}")
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("win rate %")
+    ax.set_ylim(0, 100)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def markdown(summary: dict[str, Any]) -> str:
+    tp = summary["throughput"]
+    lines = [
+        f"# Training run `{summary['name']}`",
+        "",
+        f"* command: `{summary['command']}`",
+        f"* learner steps: {summary['timesteps']:,} in {summary['train_minutes']:.1f} min of "
+        f"training (+ {summary['eval_minutes']:.1f} min of evaluation); "
+        f"episodes: {summary['episodes']:,}"
+        + (" — stopped by `train.max_minutes`" if summary["stopped_by_time_limit"] else ""),
+        f"* throughput: **{tp['learner_steps_per_s']:.0f} learner steps/s**, "
+        f"**{tp['env_steps_per_s']:.0f} env steps/s** (engine decisions of all seats)",
+        f"* final model: `{summary['model']}` (play it as agent `ppo:{summary['model']}`)",
+        "",
+        "## Final evaluation",
+        "",
+    ]
+    if summary["final_eval"]:
+        lines += [
+            "| opponents | players | games | win rate % | 95 % CI | mean VP | report |",
+            "|---|---:|---:|---:|---|---:|---|",
+        ]
+        for e in summary["final_eval"]:
+            low, high = e["win_ci"]
+            lines.append(
+                f"| {e['players'] - 1} x `{e['opponent']}` | {e['players']} | {e['games']} | "
+                f"{100 * e['win_rate']:.1f} | [{100 * low:.1f}, {100 * high:.1f}] | "
+                f"{e['mean_vp']:.1f} | `{e['report']}` |"
+            )
+    else:
+        lines.append("(no final evaluation: `eval.final_games` is 0)")
+    lines += ["", "## Evaluations during training", ""]
+    if summary["evals"]:
+        keys = sorted({k for e in summary["evals"] for k in e if k.startswith("win_rate_vs_")})
+        lines += ["| learner steps | " + " | ".join(keys) + " |", "|---:|" + "---:|" * len(keys)]
+        for e in summary["evals"]:
+            cells = [f"{100 * e[k]:.1f} %" if k in e else "-" for k in keys]
+            lines.append(f"| {e['timesteps']:,} | " + " | ".join(cells) + " |")
+    else:
+        lines.append("(none: `eval.every` is 0)")
+    if summary.get("learning_curve"):
+        lines += ["", f"![learning curve]({summary['learning_curve']})"]
+    lines += ["", "## Configuration", "", "```yaml", summary["config_yaml"].rstrip(), "```", ""]
+    return "\n".join(lines)
+
+
+def write_report(run_dir: Path, summary: dict[str, Any]) -> None:
+    (run_dir / "summary.json").write_text(
+        json.dumps({k: v for k, v in summary.items() if k != "config_yaml"}, indent=1)
+    )
+    (run_dir / "report.md").write_text(markdown(summary))
