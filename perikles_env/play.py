@@ -27,66 +27,15 @@ Reader = Callable[[str], str]
 
 
 def board_text(game: Game, seat: int) -> str:
-    """What ``seat`` may see (public state and its own special tile), as text."""
-    n = game.n
-    scores = game.scores()
-    lines = [
-        f"=== turn {game.turn}/{D.NUM_TURNS} · phase {game.phase.name} · you are P{seat} ===",
-        "scores: " + "  ".join(f"P{p}{'*' if p == seat else ''}={scores[p]}" for p in range(n)),
-        "",
-        f"{'city':9s} " + " ".join(f"P{p:<2d}" for p in range(n))
-        + "  candidates   leader  statues  defeats",
-    ]
-    for c, name in enumerate(D.CITY_NAMES):
-        cubes = " ".join(f"{game.cubes[c * 5 + p]:<3d}" for p in range(n))
-        cands = [game.cand[c * 2 + s] for s in range(2)]
-        cand = " ".join("-" if q < 0 else f"P{q}" for q in cands)
-        leader = "-" if game.leader[c] < 0 else f"P{game.leader[c]}"
-        statues = ",".join(
-            f"P{p}x{game.statues[c * 5 + p]}" for p in range(n) if game.statues[c * 5 + p]
-        )
-        lines.append(
-            f"{name:9s} {cubes}  {cand:11s}  {leader:6s}  {statues or '-':7s}  "
-            f"{game.defeats[c]}"
-        )
-    display = [D.influence_name(t) if t >= 0 else "(taken)" for t in game.display]
-    lines += ["", "influence display: " + ", ".join(f"{i}:{t}" for i, t in enumerate(display))]
-    locs = []
-    for slot, t in enumerate(game.loc_display):
-        tile = D.LOCATION_TILES[t]
-        state = " done" if game.loc_done[t] else ""
-        locs.append(f"{slot}:{tile.name}({D.CITY_NAMES[tile.city]},{tile.vp}VP{state})")
-    lines.append("locations: " + ", ".join(locs))
-    lines += forces_text(game)
+    """What ``seat`` may see: the environment's leak-free text board, and its own special."""
+    from .environment.render import render_text
+
+    text = render_text(game, seat)
     own = game.special[seat]
-    if own >= 0:
+    if own >= 0 and D.SPECIAL_NAMES[own] not in text:
         played = " (played)" if game.special_played[own] >= 0 else ""
-        lines.append(f"your special tile: {D.SPECIAL_NAMES[own]}{played}")
-    return "\n".join(lines)
-
-
-def forces_text(game: Game) -> list[str]:
-    """Counters at each location by side, city and type (strengths hidden: face down)."""
-    lines = []
-    for slot, t in enumerate(game.loc_display):
-        sides = []
-        for side, label in ((0, "attack"), (1, "defend")):
-            main = game.main[slot * 2 + side]
-            counts: dict[str, int] = {}
-            for part in (0, 1):
-                base = ((slot * 2 + side) * 2 + part) * D.NUM_CLASSES
-                for k in range(D.NUM_CLASSES):
-                    if game.at[base + k]:
-                        city = D.MILITARY_CITY_NAMES[D.CLASS_CITY[k]]
-                        key = f"{city}-{D.UNIT_TYPE_NAMES[D.CLASS_TYPE[k]]}"
-                        counts[key] = counts.get(key, 0) + game.at[base + k]
-            if main >= 0 or counts:
-                who = f"P{main}" if main >= 0 else "-"
-                forces = ", ".join(f"{v}x{k}" for k, v in sorted(counts.items())) or "none"
-                sides.append(f"{label} {who}: {forces}")
-        if sides:
-            lines.append(f"  {D.LOCATION_TILES[t].name}: " + "; ".join(sides))
-    return (["forces:"] + lines) if lines else []
+        text += f"\nyour special tile: {D.SPECIAL_NAMES[own]}{played}"
+    return text
 
 
 def event_text(event: tuple) -> str:
@@ -129,8 +78,8 @@ def play(
             agents[p] = make_agent(others.pop(0))
     game = Game.new(GameConfig(num_players=players), seed=seed)
     rng = np.random.default_rng(seed)
-    write(f"Perikles, {players} players, seed {seed}. You are P{seat}; "
-          + ", ".join(f"P{p}={a.describe()}" for p, a in agents.items()))
+    write(f"Perikles, {players} players, seed {seed}. You are p{seat}; "
+          + ", ".join(f"p{p}={a.describe()}" for p, a in agents.items()))
     seen = 0
     while not game.is_terminal:
         p = game.current
@@ -145,7 +94,7 @@ def play(
             if action is None:
                 write("bye")
                 return None
-            write(f"P{seat} (you): {game.action_to_str(action)}")
+            write(f"p{seat} (you): {game.action_to_str(action)}")
         else:
             action = agents[p].act_state(game.clone(), p, rng)
         game.apply_action_checked(action)
@@ -154,7 +103,7 @@ def play(
     scores = game.scores()
     winners = game.winners()
     write(board_text(game, seat))
-    write(f"game over: scores {scores}; winner(s): {', '.join(f'P{w}' for w in winners)}"
+    write(f"game over: scores {scores}; winner(s): {', '.join(f'p{w}' for w in winners)}"
           + (" — you win!" if seat in winners else ""))
     return scores
 

@@ -124,6 +124,10 @@ class StatsCallback(BaseCallback):
             row["rollout_win_rate"] = round(self.win_rate() or 0.0, 4)
             row["rollout_mean_vp"] = round(sum(r["vp"] for r in self.recent) / len(self.recent), 2)
             self.logger.record("rollout/win_rate", row["rollout_win_rate"])
+            vs_random = [r["win"] for r in self.recent if set(r["opponents"]) == {"random"}]
+            if vs_random:  # games against random players only: comparable across configs
+                row["rollout_win_rate_vs_random"] = round(sum(vs_random) / len(vs_random), 4)
+                self.logger.record("rollout/win_rate_vs_random", row["rollout_win_rate_vs_random"])
             self.logger.record("rollout/learner_vp", row["rollout_mean_vp"])
             self.logger.record("rollout/illegal_actions", sum(r["illegal"] for r in self.recent))
         if self.extra is not None:

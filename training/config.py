@@ -120,6 +120,7 @@ class PPOSection:
     max_grad_norm: float = 0.5
     target_kl: float | None = None
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    shared_layers: int = 0
     activation: str = "tanh"
 
     def check(self) -> None:
@@ -144,6 +145,11 @@ class PPOSection:
                 f"ppo.net_arch must be a non-empty list of layer widths, got {self.net_arch}"
             )
         _choice("ppo.activation", self.activation, ("tanh", "relu"))
+        if not 0 <= self.shared_layers < len(self.net_arch):
+            raise InvalidConfigError(
+                f"ppo.shared_layers must be in 0..{len(self.net_arch) - 1} (at least one layer "
+                f"of net_arch stays separate), got {self.shared_layers}"
+            )
 
 
 @dataclass(frozen=True)

@@ -143,7 +143,7 @@ def collect_demos(
     seeds = np.random.SeedSequence(seed)
     parts: list[Part] = []
     total = 0
-    batch = max(8, 2 * workers)
+    batch = max(workers, min(8 * workers, -(-decisions // 80)))  # ~80 decisions per game
 
     def jobs(count: int) -> list[DemoJob]:
         return [
@@ -172,6 +172,22 @@ def collect_demos(
         wins=sum(p[4] for p in parts),
         seats=sum(p[5] for p in parts),
     )
+
+
+def imitation_accuracy(policy: Any, demos: Demos, batch_size: int = 1024) -> float:
+    """Share of ``demos`` decisions where the policy's most likely legal action is the
+    teacher's (exact, over the whole set)."""
+    import torch
+
+    hits = 0
+    with torch.no_grad():
+        for start in range(0, len(demos), batch_size):
+            part = slice(start, start + batch_size)
+            obs = torch.as_tensor(demos.observations[part], dtype=torch.float32)
+            dist = policy.get_distribution(obs, action_masks=demos.masks[part])
+            chosen = dist.distribution.probs.argmax(dim=1).numpy()
+            hits += int((chosen == demos.actions[part]).sum())
+    return hits / max(1, len(demos))
 
 
 def clone_policy(

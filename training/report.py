@@ -52,6 +52,24 @@ def write_learning_curve(state: RunState, path: Path) -> bool:
     return True
 
 
+def _pretrain_lines(pre: dict[str, Any]) -> list[str]:
+    if not pre:
+        return []
+    last = pre["epochs"][-1]
+    lines = [
+        f"* pretraining: cloned {pre['decisions']:,} `{pre['teacher']}` decisions from "
+        f"{pre['games']} games (teacher win rate {100 * pre['teacher_win_rate']:.0f} %) in "
+        f"{pre['seconds']:.0f} s; imitation accuracy {100 * last['accuracy']:.0f} %",
+    ]
+    if "eval" in pre:
+        rates = ", ".join(
+            f"{k[len('win_rate_vs_'):]} {100 * v:.0f} %"
+            for k, v in pre["eval"].items() if k.startswith("win_rate_vs_")
+        )
+        lines.append(f"* win rate right after pretraining: {rates}")
+    return [*lines, ""]
+
+
 def markdown(summary: dict[str, Any]) -> str:
     tp = summary["throughput"]
     lines = [
@@ -62,10 +80,13 @@ def markdown(summary: dict[str, Any]) -> str:
         f"training (+ {summary['eval_minutes']:.1f} min of evaluation); "
         f"episodes: {summary['episodes']:,}"
         + (" — stopped by `train.max_minutes`" if summary["stopped_by_time_limit"] else ""),
+        f"* wall time of this session (setup, pretraining, training, evaluation): "
+        f"{summary['wall_minutes_this_session']:.1f} min",
         f"* throughput: **{tp['learner_steps_per_s']:.0f} learner steps/s**, "
         f"**{tp['env_steps_per_s']:.0f} env steps/s** (engine decisions of all seats)",
         f"* final model: `{summary['model']}` (play it as agent `ppo:{summary['model']}`)",
         "",
+        *_pretrain_lines(summary.get("pretrain") or {}),
         "## Final evaluation",
         "",
     ]

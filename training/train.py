@@ -95,6 +95,18 @@ def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
     if p.lr_schedule == "linear":
         lr = LinearSchedule(p.learning_rate, 0.0, 1.0)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
+    policy_kwargs: dict[str, Any] = {
+        "net_arch": list(p.net_arch[p.shared_layers :]),
+        "activation_fn": activation,
+    }
+    if p.shared_layers:
+        from .policy import SharedMlp
+
+        policy_kwargs["features_extractor_class"] = SharedMlp
+        policy_kwargs["features_extractor_kwargs"] = {
+            "widths": list(p.net_arch[: p.shared_layers]),
+            "activation": p.activation,
+        }
     return MaskablePPO(
         "MlpPolicy",
         env,
@@ -109,7 +121,7 @@ def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
         vf_coef=p.vf_coef,
         max_grad_norm=p.max_grad_norm,
         target_kl=p.target_kl,
-        policy_kwargs={"net_arch": list(p.net_arch), "activation_fn": activation},
+        policy_kwargs=policy_kwargs,
         tensorboard_log=tb_dir,
         seed=config.seed,
         device="cpu",
@@ -217,6 +229,7 @@ def train(
     from .report import throughput, write_learning_curve, write_report
     from .selfplay import SelfPlayPool
 
+    wall_start = time.perf_counter()
     torch.set_num_threads(config.train.torch_threads)
     config_yaml = yaml.safe_dump(config.to_dict(), sort_keys=False)
     (run_dir / "config.yaml").write_text(config_yaml)
@@ -316,6 +329,7 @@ def train(
         "train_minutes": round(state.train_seconds / 60, 2),
         "eval_minutes": round((state.eval_seconds + final_seconds) / 60, 2),
         "stopped_by_time_limit": state.stopped_by_time_limit,
+        "wall_minutes_this_session": round((time.perf_counter() - wall_start) / 60, 2),
         "throughput": throughput(state),
         "pretrain": state.pretrain,
         "final_eval": final,
@@ -335,7 +349,8 @@ def print_summary(summary: dict[str, Any]) -> None:
     print(
         f"\nrun {summary['run_dir']}: {summary['timesteps']:,} learner steps in "
         f"{summary['train_minutes']:.1f} min ({tp['learner_steps_per_s']:.0f} learner steps/s, "
-        f"{tp['env_steps_per_s']:.0f} env steps/s); evaluation {summary['eval_minutes']:.1f} min"
+        f"{tp['env_steps_per_s']:.0f} env steps/s); evaluation {summary['eval_minutes']:.1f} min; "
+        f"wall time {summary['wall_minutes_this_session']:.1f} min"
     )
     for e in summary["final_eval"]:
         low, high = e["win_ci"]

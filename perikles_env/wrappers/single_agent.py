@@ -226,16 +226,13 @@ class PeriklesSingleAgentEnv(gym.Env):
         return self._teacher_choice
 
     def render(self) -> str | None:
+        """``ansi``: the board as the learner may see it, and who sits where."""
         if self.render_mode != "ansi" or self.game is None:
             return None
-        g = self.game
-        lines = [
-            f"turn {g.turn}, phase {g.phase.name}, learner = seat {self.learner}, "
-            f"to act: {g.current_player}",
-            "scores: " + ", ".join(f"{s}:{v}" for s, v in enumerate(g.scores())),
-            "seats: " + ", ".join(self.seat_specs),
-        ]
-        return "\n".join(lines)
+        from ..environment.render import render_text
+
+        seats = ", ".join(f"p{i}={spec}" for i, spec in enumerate(self.seat_specs))
+        return render_text(self.game, self.learner) + f"\nseats: {seats}"
 
     def close(self) -> None:
         self._agents.clear()

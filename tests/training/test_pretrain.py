@@ -6,7 +6,13 @@ import numpy as np
 
 from perikles_env.engine import NUM_ACTIONS
 from perikles_env.wrappers import OpponentPool, RewardConfig
-from training.pretrain import DemoJob, clone_policy, collect_demos, play_demo_game
+from training.pretrain import (
+    DemoJob,
+    clone_policy,
+    collect_demos,
+    imitation_accuracy,
+    play_demo_game,
+)
 
 
 def test_demo_game_records_teacher_decisions_with_win_returns():
@@ -24,11 +30,11 @@ def test_demo_game_records_teacher_decisions_with_win_returns():
 
 def test_collect_demos_is_deterministic_and_reaches_the_count():
     kw = dict(seed=3, player_counts=(3, 5), teacher="heuristic",
-              opponents=OpponentPool.of({"random": 1, "heuristic": 1}),
+              opponents=OpponentPool.of({"random": 3, "heuristic": 1}),
               reward=RewardConfig(win=1.0, shaping=1.0), gamma=0.99)
-    a = collect_demos(150, **kw)
-    b = collect_demos(150, **kw)
-    assert len(a) >= 150 and a.games >= 1 and a.seats >= a.games
+    a = collect_demos(100, **kw)
+    b = collect_demos(100, **kw)
+    assert len(a) >= 100 and a.games >= 1 and a.seats >= a.games
     np.testing.assert_array_equal(a.actions, b.actions)
     np.testing.assert_array_equal(a.returns, b.returns)
 
@@ -44,10 +50,12 @@ def test_cloning_lowers_the_imitation_loss():
     env = make_vec_env(config, "random")
     try:
         model = make_model(config, env, None)
+        before = imitation_accuracy(model.policy, demos)
         history = clone_policy(model.policy, demos, epochs=6, batch_size=64,
                                learning_rate=3e-3, value_weight=0.5, seed=0)
     finally:
         env.close()
     assert history[-1]["policy_loss"] < history[0]["policy_loss"]
     assert history[-1]["value_loss"] < history[0]["value_loss"]
-    assert history[-1]["accuracy"] > history[0]["accuracy"]
+    # the sampled per-epoch accuracy is noisy; the exact one over all demos must rise
+    assert imitation_accuracy(model.policy, demos) > before
