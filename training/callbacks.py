@@ -261,6 +261,37 @@ class TimeLimitCallback(BaseCallback):
         return True
 
 
+class UpdateThreadsCallback(BaseCallback):
+    """Gives PPO's update more torch threads than the rollout.
+
+    Why: during the rollout the env worker processes keep the other cores busy and extra
+    torch threads only fight them (6-13x slower measured on 2 cores); during the update
+    the workers idle, and a second thread made ``train()`` ~30 % faster on 2 cores."""
+
+    def __init__(self, rollout_threads: int, update_threads: int) -> None:
+        super().__init__()
+        self.rollout_threads = rollout_threads
+        self.update_threads = update_threads
+
+    def _on_rollout_start(self) -> None:
+        import torch
+
+        torch.set_num_threads(self.rollout_threads)
+
+    def _on_rollout_end(self) -> None:
+        import torch
+
+        torch.set_num_threads(self.update_threads)
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_training_end(self) -> None:
+        import torch
+
+        torch.set_num_threads(self.rollout_threads)
+
+
 class ProgressCallback(BaseCallback):
     """A tqdm bar over learner steps, with the rolling win rate and speed."""
 

@@ -162,6 +162,7 @@ class TrainSection:
     checkpoint_every: int = 0
     keep_checkpoints: int = 3
     torch_threads: int = 1
+    update_threads: int | None = None  # torch threads during PPO's update (None: torch_threads)
     progress_bar: bool = True
     tensorboard: bool = True
 
@@ -178,6 +179,8 @@ class TrainSection:
             )
         _positive("train.keep_checkpoints", self.keep_checkpoints)
         _positive("train.torch_threads", self.torch_threads)
+        if self.update_threads is not None:
+            _positive("train.update_threads", self.update_threads)
 
 
 @dataclass(frozen=True)

@@ -224,6 +224,7 @@ def train(
         SelfPlayCallback,
         StatsCallback,
         TimeLimitCallback,
+        UpdateThreadsCallback,
         save_checkpoint,
     )
     from .report import throughput, write_learning_curve, write_report
@@ -297,6 +298,10 @@ def train(
         callbacks.append(TimeLimitCallback(config.train.max_minutes, clock, state))
     if config.train.progress_bar:
         callbacks.append(ProgressCallback(stats))
+    if config.train.update_threads not in (None, config.train.torch_threads):
+        callbacks.append(
+            UpdateThreadsCallback(config.train.torch_threads, config.train.update_threads)
+        )
 
     remaining = config.train.total_timesteps - model.num_timesteps
     if remaining > 0:

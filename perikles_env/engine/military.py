@@ -19,6 +19,8 @@ from .state import RulesBase
 _SLOTS = range(D.LOCATION_SLOTS)
 _SPARTAN_HOPLITES = D.CLASSES_OF[D.SPARTA][D.HOPLITE]
 _PLACE_K = A.place(1, 0, 0) - A.place(0, 0, 0)  # id stride of one counter class
+_TILE_CITY = [tile.city for tile in D.LOCATION_TILES]
+_HOPLITE_ONLY = [tile.order == D.ORDER_H for tile in D.LOCATION_TILES]
 
 
 class MilitaryRules(RulesBase):
@@ -145,44 +147,57 @@ class MilitaryRules(RulesBase):
 
     # ---- B.7.6 placement legality ----------------------------------------------------------
 
-    def _target_status(self, p: int, x: int, slot: int, side: int, led: int = -1) -> int:
-        """0 illegal, 1 legal, 2 legal once O's leader grants permission (B.7.6, B.7.8).
-        ``led`` is ``_led_mask(p)`` when the caller has it already (hot loop).
+    def _target_status(self, p: int, x: int, slot: int, side: int) -> int:
+        """0 illegal, 1 legal, 2 legal once O's leader grants permission (B.7.6, B.7.8)."""
+        for s, d, status in self._open_targets(p, x):
+            if s == slot and d == side:
+                return status
+        return 0
+
+    def _open_targets(self, p: int, x: int) -> list[tuple[int, int, int]]:
+        """``(slot, side, status)`` for every side of every location that player p may place
+        a counter of city x on: status 1 legal, 2 legal once O's leader grants permission
+        (B.7.6, B.7.8). One pass over the slots: this is the commit phase's hot loop.
 
         [ENGINE] The main player of a side counts as on that side even after Slave Revolt
         took his last counter there (he keeps the mark, C.1, E35), so he may not join the
         other side: a player's forces never face each other (B.7.6), and one player being
         main attacker and main defender would win the location either way."""
-        owner = D.LOCATION_TILES[self.loc_display[slot]].city
-        attackers = self.side_cities[slot * 2]
-        defenders = self.side_cities[slot * 2 + 1] | (1 << owner)
+        led = self._led_mask(p)
         xbit = 1 << x
-        if led < 0:
-            led = self._led_mask(p)
-        if self.main[slot * 2 + 1 - side] == p:
-            return 0  # main on the other side (see [ENGINE] above)
-        if side == A.ATTACK:
-            if (
-                self.leader[owner] == p
+        war_x, ally_x = self.war[x], self.ally[x]
+        sides, main, leader = self.side_cities, self.main, self.leader
+        perm, denied, display = self.perm, self.denied, self.loc_display
+        out = []
+        for slot in _SLOTS:
+            owner = _TILE_CITY[display[slot]]
+            owner_leader = leader[owner]
+            attackers = sides[slot * 2]
+            defenders = sides[slot * 2 + 1] | (1 << owner)
+            # attack: not against your own city, an ally, a city you lead or while at war
+            # with an attacker; never while main defender here
+            if not (
+                main[slot * 2 + 1] == p
+                or owner_leader == p
                 or defenders & xbit
-                or self.ally[x] & defenders
+                or ally_x & defenders
                 or led & defenders
-                or self.war[x] & attackers
+                or war_x & attackers
             ):
-                return 0
-            return 1
-        if (
-            attackers & xbit
-            or self.war[x] & defenders
-            or self.ally[x] & attackers
-            or led & attackers
-        ):
-            return 0
-        if self.leader[owner] == p or self.perm[slot] & xbit:
-            return 1
-        if self.leader[owner] < 0 or self.denied[slot] & xbit:
-            return 0
-        return 2
+                out.append((slot, A.ATTACK, 1))
+            if (
+                main[slot * 2] == p
+                or attackers & xbit
+                or war_x & defenders
+                or ally_x & attackers
+                or led & attackers
+            ):
+                continue
+            if owner_leader == p or perm[slot] & xbit:
+                out.append((slot, A.DEFEND, 1))
+            elif owner_leader >= 0 and not denied[slot] & xbit:
+                out.append((slot, A.DEFEND, 2))
+        return out
 
     def _placeable_cities(self) -> int:
         """Bitmask of military cities the step player may place from right now."""
@@ -196,23 +211,21 @@ class MilitaryRules(RulesBase):
 
     def _placements(self, p: int, x: int, first_only: bool = False) -> list[int]:
         """PLACE actions for the pool counters of city x (statuses 1 and 2)."""
-        classes = [k for k in D.CLASSES_OF_CITY[x] if self.pool[k]]
-        out: list[int] = []
+        pool = self.pool
+        classes = [k for k in D.CLASSES_OF_CITY[x] if pool[k]]
         if not classes:
-            return out
+            return []
         hoplites = [k for k in classes if D.CLASS_TYPE[k] == D.HOPLITE]
-        led = self._led_mask(p)
-        for slot in _SLOTS:
-            hoplite_only = D.LOCATION_TILES[self.loc_display[slot]].order == D.ORDER_H
-            usable = hoplites if hoplite_only else classes  # E24
+        display = self.loc_display
+        out: list[int] = []
+        for slot, side, _status in self._open_targets(p, x):
+            usable = hoplites if _HOPLITE_ONLY[display[slot]] else classes  # E24
             if not usable:
                 continue
-            for side in (A.ATTACK, A.DEFEND):
-                if self._target_status(p, x, slot, side, led):
-                    if first_only:
-                        return [A.place(usable[0], slot, side)]
-                    base = A.place(0, slot, side)  # A.place(k, ...) == base + k * _PLACE_K
-                    out += [base + k * _PLACE_K for k in usable]
+            if first_only:
+                return [A.place(usable[0], slot, side)]
+            base = A.place(0, slot, side)  # A.place(k, ...) == base + k * _PLACE_K
+            out += [base + k * _PLACE_K for k in usable]
         return out
 
     def _legal_commit(self) -> list[int]:

@@ -16,9 +16,21 @@ from .observation import LAYOUT, OBS_SIZE, encode_observation, observation_space
 ENV_ID = "perikles/Perikles-v0"
 
 
+class PeriklesOrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcing wrapper, with ``last()`` answered by ``raw_env`` in one
+    call. Why: the inherited ``last()`` reads five attributes through the wrappers'
+    ``__getattr__`` chain, which cost ~5 % of a random-play decision. Same checks, same
+    results."""
+
+    def last(self, observe: bool = True) -> Any:
+        if not self._has_reset:
+            raise AttributeError("last() cannot be called before reset()")
+        return self.env.last(observe)
+
+
 def env(num_players: int = 4, render_mode: str | None = None, **options: Any) -> Any:
     """The wrapped environment (PettingZoo's order enforcing wrapper over ``raw_env``)."""
-    return wrappers.OrderEnforcingWrapper(
+    return PeriklesOrderEnforcing(
         raw_env(num_players=num_players, render_mode=render_mode, **options)
     )
 
