@@ -69,6 +69,24 @@ def test_batched_vec_env_matches_dummy_vec_env_step_for_step():
         batched.close()
 
 
+def test_has_attr_is_answered_in_the_workers_without_shipping_the_attribute(monkeypatch):
+    """MaskablePPO checks ``has_attr("action_masks")`` before every rollout; fetching the
+    bound method would pickle each env with its loaded opponents (a 4x slowdown)."""
+    batched = BatchedSubprocVecEnv(_fns(3), workers=2)
+    try:
+        def no_fetch(*args, **kwargs):
+            raise AssertionError("has_attr must not fetch attributes")
+
+        monkeypatch.setattr(batched, "get_attr", no_fetch)
+        assert batched.has_attr("action_masks") is True
+        assert batched.has_attr("no_such_attribute") is False
+        from sb3_contrib.common.maskable.utils import is_masking_supported
+
+        assert is_masking_supported(batched)
+    finally:
+        batched.close()
+
+
 def test_teacher_action_is_the_teachers_choice_and_does_not_change_the_episode():
     plain = PeriklesSingleAgentEnv(opponents="heuristic")
     taught = PeriklesSingleAgentEnv(opponents="heuristic", teacher="heuristic")
