@@ -116,6 +116,22 @@ def test_stepping_before_reset_is_a_clear_error() -> None:
         env(num_players=3).step(0)
 
 
+def test_wrapper_last_matches_raw_env_and_needs_reset() -> None:
+    """env()'s wrapper answers last() in one call to raw_env (a speed-up): same values,
+    and the order-enforcing check before reset() still holds."""
+    e = env(num_players=4)
+    with pytest.raises(AttributeError, match="reset"):
+        e.last()
+    e.reset(seed=5)
+    for _ in range(40):
+        wrapped, raw = e.last(), e.unwrapped.last()
+        np.testing.assert_array_equal(wrapped[0]["observation"], raw[0]["observation"])
+        np.testing.assert_array_equal(wrapped[0]["action_mask"], raw[0]["action_mask"])
+        assert wrapped[1:4] == raw[1:4]
+        assert e.last(observe=False)[0] is None
+        e.step(int(np.flatnonzero(wrapped[0]["action_mask"])[0]))
+
+
 def test_bad_options_raise_invalid_config() -> None:
     with pytest.raises(InvalidConfigError):
         raw_env(num_players=6)
