@@ -154,10 +154,14 @@ class MilitaryRules(RulesBase):
                 return status
         return 0
 
-    def _open_targets(self, p: int, x: int) -> list[tuple[int, int, int]]:
+    def _open_targets(
+        self, p: int, x: int, first: bool = False, skip_hoplite_only: bool = False
+    ) -> list[tuple[int, int, int]]:
         """``(slot, side, status)`` for every side of every location that player p may place
         a counter of city x on: status 1 legal, 2 legal once O's leader grants permission
         (B.7.6, B.7.8). One pass over the slots: this is the commit phase's hot loop.
+        ``first`` stops at the first target; ``skip_hoplite_only`` leaves out locations
+        that take hoplites only (E24), for a hand without hoplites.
 
         [ENGINE] The main player of a side counts as on that side even after Slave Revolt
         took his last counter there (he keeps the mark, C.1, E35), so he may not join the
@@ -170,7 +174,10 @@ class MilitaryRules(RulesBase):
         perm, denied, display = self.perm, self.denied, self.loc_display
         out = []
         for slot in _SLOTS:
-            owner = _TILE_CITY[display[slot]]
+            tile = display[slot]
+            if skip_hoplite_only and _HOPLITE_ONLY[tile]:
+                continue
+            owner = _TILE_CITY[tile]
             owner_leader = leader[owner]
             attackers = sides[slot * 2]
             defenders = sides[slot * 2 + 1] | (1 << owner)
@@ -185,6 +192,8 @@ class MilitaryRules(RulesBase):
                 or war_x & attackers
             ):
                 out.append((slot, A.ATTACK, 1))
+                if first:
+                    return out
             if (
                 main[slot * 2] == p
                 or attackers & xbit
@@ -197,6 +206,8 @@ class MilitaryRules(RulesBase):
                 out.append((slot, A.DEFEND, 1))
             elif owner_leader >= 0 and not denied[slot] & xbit:
                 out.append((slot, A.DEFEND, 2))
+            if first and out:
+                return out
         return out
 
     def _placeable_cities(self) -> int:
@@ -218,10 +229,8 @@ class MilitaryRules(RulesBase):
         hoplites = [k for k in classes if D.CLASS_TYPE[k] == D.HOPLITE]
         display = self.loc_display
         out: list[int] = []
-        for slot, side, _status in self._open_targets(p, x):
+        for slot, side, _status in self._open_targets(p, x, first_only, not hoplites):
             usable = hoplites if _HOPLITE_ONLY[display[slot]] else classes  # E24
-            if not usable:
-                continue
             if first_only:
                 return [A.place(usable[0], slot, side)]
             base = A.place(0, slot, side)  # A.place(k, ...) == base + k * _PLACE_K
