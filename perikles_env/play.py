@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .agents import Agent, AgentError, make_agent
+from .agents import Agent, AgentError, make_agent, split_specs
 from .engine import Game, GameConfig
 from .engine import data as D
 
@@ -124,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 0 <= args.seat < args.players:
         parser.error(f"--seat must be in 0..{args.players - 1}")
     try:
-        specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
+        specs = split_specs(args.opponents)
         if not specs:
             raise AgentError("--opponents is empty")
         auto = make_agent(args.auto) if args.auto else None

@@ -122,6 +122,7 @@ class PPOSection:
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     shared_layers: int = 0
     activation: str = "tanh"
+    action_head: str = "flat"
 
     def check(self) -> None:
         _positive_float("ppo.learning_rate", self.learning_rate)
@@ -145,6 +146,7 @@ class PPOSection:
                 f"ppo.net_arch must be a non-empty list of layer widths, got {self.net_arch}"
             )
         _choice("ppo.activation", self.activation, ("tanh", "relu"))
+        _choice("ppo.action_head", self.action_head, ("flat", "factored"))
         if not 0 <= self.shared_layers < len(self.net_arch):
             raise InvalidConfigError(
                 f"ppo.shared_layers must be in 0..{len(self.net_arch) - 1} (at least one layer "

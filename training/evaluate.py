@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perikles_env.agents import split_specs
 from perikles_env.errors import InvalidConfigError
 
 from .evaluation.config import EvalConfig, expand_lineup, load_config
@@ -176,7 +177,7 @@ def config_from_args(args: argparse.Namespace) -> EvalConfig:
         "plots": False if args.no_plots else None,
     }
     if args.agents:
-        overrides["lineups"] = expand_lineup(args.agents.split(","), args.players)
+        overrides["lineups"] = expand_lineup(split_specs(args.agents), args.players)
     elif args.players and not args.config:
         raise InvalidConfigError("--players needs --agents")
     if args.config:

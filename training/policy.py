@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import gymnasium as gym
 import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.common.type_aliases import Schedule
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 
@@ -30,3 +32,81 @@ class SharedMlp(BaseFeaturesExtractor):
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         return self.net(observations)
+
+
+# ---- factored action head (``ppo.action_head: factored``) --------------------------------
+
+
+def action_factors() -> dict[str, list[int]]:
+    """For each factor group, the group index of every action id (-1: not in the group).
+
+    Why: the flat head gives each of the 957 ids its own output weights, so learning that
+    "attacking at slot 3 pays" must be learnt separately for each of the 56 counter
+    classes, from the few times each id is sampled. The groups add logit terms shared by
+    the ids that have an argument in common (docs/actions.md): a PLACE logit also gets a
+    term for its (slot, side), (city, slot, side), (type, slot, side) and counter class;
+    PROPOSE, ALKIBIADES_CUBE and ASSASSINATE get a term per city and per seat/target.
+    """
+    from perikles_env.engine import actions as A
+    from perikles_env.engine import data as D
+
+    slots = D.LOCATION_SLOTS
+    groups: dict[str, list[int]] = {}
+
+    def put(group: str, action: int, index: int) -> None:
+        groups.setdefault(group, [-1] * A.NUM_ACTIONS)[action] = index
+
+    for action in range(A.NUM_ACTIONS):
+        kind, a1, a2, a3 = A.decode(action)
+        if kind == "PLACE":
+            city, unit = divmod(a1 // 4, 2)
+            put("place_slot_side", action, a2 * 2 + a3)
+            put("place_city_slot_side", action, (city * slots + a2) * 2 + a3)
+            put("place_type_slot_side", action, (unit * slots + a2) * 2 + a3)
+            put("place_class", action, a1)
+        elif kind in ("PROPOSE", "ALKIBIADES_CUBE", "ASSASSINATE"):
+            put(f"{kind.lower()}_city", action, a1)
+            put(f"{kind.lower()}_target", action, a2)
+    return groups
+
+
+class FactoredActionHead(torch.nn.Module):
+    """Logits = a per-id linear term (SB3's head) + the shared factor terms above."""
+
+    def __init__(self, latent_dim: int) -> None:
+        super().__init__()
+        groups = action_factors()
+        n_actions = len(next(iter(groups.values())))
+        self.per_id = torch.nn.Linear(latent_dim, n_actions)
+        columns: list[list[int]] = [[] for _ in range(n_actions)]
+        total = 0
+        for indices in groups.values():
+            for action, index in enumerate(indices):
+                if index >= 0:
+                    columns[action].append(total + index)
+            total += max(indices) + 1
+        self.shared = torch.nn.Linear(latent_dim, total)
+        width = max(len(c) for c in columns)
+        padded = [c + [total] * (width - len(c)) for c in columns]  # `total`: a zero column
+        self.register_buffer("columns", torch.tensor(padded, dtype=torch.long).flatten())
+        self.n_actions, self.width = n_actions, width
+        for layer in (self.per_id, self.shared):  # SB3's init for the action head
+            torch.nn.init.orthogonal_(layer.weight, gain=0.01)
+            torch.nn.init.zeros_(layer.bias)
+
+    def forward(self, latent: torch.Tensor) -> torch.Tensor:
+        shared = self.shared(latent)
+        shared = torch.nn.functional.pad(shared, (0, 1))
+        terms = shared.index_select(1, self.columns).view(-1, self.n_actions, self.width)
+        return self.per_id(latent) + terms.sum(-1)
+
+
+class FactoredMaskablePolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's MLP policy with the factored action head."""
+
+    def _build(self, lr_schedule: Schedule) -> None:
+        super()._build(lr_schedule)
+        self.action_net = FactoredActionHead(self.mlp_extractor.latent_dim_pi)
+        self.optimizer = self.optimizer_class(
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )

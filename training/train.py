@@ -107,8 +107,13 @@ def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
             "widths": list(p.net_arch[: p.shared_layers]),
             "activation": p.activation,
         }
+    policy: Any = "MlpPolicy"
+    if p.action_head == "factored":
+        from .policy import FactoredMaskablePolicy
+
+        policy = FactoredMaskablePolicy
     return MaskablePPO(
-        "MlpPolicy",
+        policy,
         env,
         learning_rate=lr,
         n_steps=p.n_steps,

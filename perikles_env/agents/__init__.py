@@ -9,7 +9,7 @@
 from .base import Agent, AgentError
 from .heuristic import HeuristicAgent, HeuristicParams
 from .random_agent import RandomAgent
-from .registry import agent_names, make_agent, parse_spec, register_agent
+from .registry import agent_names, make_agent, parse_spec, register_agent, split_specs
 from .view import PlayerView
 
 __all__ = [
@@ -23,4 +23,5 @@ __all__ = [
     "make_agent",
     "parse_spec",
     "register_agent",
+    "split_specs",
 ]

@@ -107,6 +107,22 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name, _options(rest)
 
 
+def split_specs(text: str) -> list[str]:
+    """A comma-separated list of specs, as tools take them on the command line:
+    ``"ismcts:sims=30,rollout=heuristic,random"`` -> ``["ismcts:sims=30,rollout=heuristic",
+    "random"]``. A piece with ``=`` but no ``:`` is an option of the spec before it (agent
+    names never contain ``=``)."""
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if specs and "=" in piece and ":" not in piece.split("=", 1)[0]:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
 def make_agent(spec: str) -> Agent:
     """Build an agent from its spec (see the module docstring)."""
     name, options = parse_spec(spec)

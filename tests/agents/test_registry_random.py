@@ -12,6 +12,7 @@ from perikles_env.agents import (
     make_agent,
     parse_spec,
     register_agent,
+    split_specs,
 )
 from perikles_env.engine import NUM_ACTIONS
 from perikles_env.errors import PeriklesError
@@ -55,6 +56,24 @@ def test_bad_specs_raise_typed_errors(spec: str) -> None:
     with pytest.raises(PeriklesError) as info:  # AgentError or InvalidConfigError
         make_agent(spec)
     assert isinstance(info.value, ValueError)
+
+
+def test_split_specs_keeps_options_with_their_agent() -> None:
+    """Command lines list agents with commas, and options use commas too."""
+    assert split_specs("heuristic, random,random") == ["heuristic", "random", "random"]
+    assert split_specs("ismcts:sims=30,rollout=heuristic,heuristic:aggression=0.8,random") == [
+        "ismcts:sims=30,rollout=heuristic",
+        "heuristic:aggression=0.8",
+        "random",
+    ]
+    assert split_specs("ppo:runs/lr=1e-3/model.zip,deterministic=false,random") == [
+        "ppo:runs/lr=1e-3/model.zip,deterministic=false",
+        "random",
+    ]
+    assert parse_spec(split_specs("ppo:m.zip,deterministic=false,random")[0]) == (
+        "ppo",
+        {"path": "m.zip", "deterministic": False},
+    )
 
 
 def test_register_agent() -> None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from perikles_env.agents import AgentError, parse_spec
+from perikles_env.agents import AgentError, parse_spec, split_specs
 from perikles_env.engine import data as D
 from perikles_env.errors import InvalidConfigError
 
@@ -111,7 +111,7 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Ev
             raise InvalidConfigError(f"{path}: matchups[{i}] has unknown keys {sorted(bad)}")
         agents = m["agents"]
         if isinstance(agents, str):
-            agents = agents.split(",")
+            agents = split_specs(agents)
         lineups += expand_lineup(list(agents), m.get("players"))
     values: dict[str, Any] = {
         k: data[k] for k in ("games", "seed", "workers", "out", "name", "plots") if k in data

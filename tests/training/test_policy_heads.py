@@ -1,0 +1,97 @@
+"""The factored action head (``ppo.action_head: factored``, training/policy.py): its
+factor groups follow the action table (docs/actions.md), its logits are the per-id term
+plus exactly the group terms of each id, and a model with it saves and plays as
+``ppo:<path>``."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from perikles_env.engine import actions as A
+from training.policy import FactoredActionHead, action_factors
+
+
+def test_place_ids_share_slot_side_city_type_and_class_terms():
+    groups = action_factors()
+    athens_h3 = 0 * 8 + 0 * 4 + 2  # class = city * 8 + type * 4 + strength - 1
+    sparta_t1 = 1 * 8 + 1 * 4 + 0
+    a = A.place(athens_h3, 2, 0)
+    b = A.place(sparta_t1, 2, 0)
+    c = A.place(athens_h3, 5, 1)
+    assert groups["place_slot_side"][a] == groups["place_slot_side"][b] == 2 * 2 + 0
+    assert groups["place_slot_side"][c] == 5 * 2 + 1
+    assert groups["place_city_slot_side"][a] == (0 * 7 + 2) * 2
+    assert groups["place_city_slot_side"][b] == (1 * 7 + 2) * 2
+    assert groups["place_type_slot_side"][a] == 2 * 2
+    assert groups["place_type_slot_side"][b] == (1 * 7 + 2) * 2
+    assert groups["place_class"][a] == groups["place_class"][c] == athens_h3
+    # other ranges are outside the PLACE groups; PROPOSE splits into city and nominee
+    assert groups["place_slot_side"][A.END_STEP] == -1
+    propose = A.city_player(A.PROPOSE, 3, 2)
+    assert (groups["propose_city"][propose], groups["propose_target"][propose]) == (3, 2)
+    assert groups["propose_city"][A.place(athens_h3, 2, 0)] == -1
+
+
+def test_every_group_index_is_dense():
+    for name, indices in action_factors().items():
+        used = {i for i in indices if i >= 0}
+        assert used == set(range(max(used) + 1)), name
+
+
+def test_logits_are_per_id_term_plus_the_ids_group_terms():
+    torch.manual_seed(0)
+    head = FactoredActionHead(8)
+    with torch.no_grad():
+        for layer in (head.per_id, head.shared):
+            layer.weight.normal_()
+            layer.bias.normal_()
+    latent = torch.randn(2, 8)
+    logits = head(latent)
+    per_id = head.per_id(latent)
+    shared = head.shared(latent)
+    offsets, total = {}, 0
+    for name, indices in action_factors().items():
+        offsets[name] = total
+        total += max(indices) + 1
+    groups = action_factors()
+    for action in (0, A.PROPOSE + 7, A.place(13, 4, 1), A.ASSASSINATE + 40, A.END_STEP):
+        expected = per_id[:, action].clone()
+        for name, indices in groups.items():
+            if indices[action] >= 0:
+                expected += shared[:, offsets[name] + indices[action]]
+        assert torch.allclose(logits[:, action], expected, atol=1e-5), A.decode(action)
+    # an id in no group (END_STEP) is the per-id term alone
+    assert torch.allclose(logits[:, A.END_STEP], per_id[:, A.END_STEP])
+
+
+def test_factored_model_saves_and_plays_as_ppo_agent(tmp_path):
+    from perikles_env.agents import make_agent
+    from perikles_env.engine import Game, GameConfig
+    from training.config import config_from_dict
+    from training.train import make_model, make_vec_env
+
+    config = config_from_dict(
+        {
+            "train": {"n_envs": 1, "vec_env": "dummy"},
+            "ppo": {"net_arch": [32, 16], "action_head": "factored"},
+        }
+    )
+    env = make_vec_env(config, "random")
+    try:
+        model = make_model(config, env, None)
+    finally:
+        env.close()
+    assert isinstance(model.policy.action_net, FactoredActionHead)
+    # the optimizer trains the new head, not the replaced one
+    optimised = {id(p) for group in model.policy.optimizer.param_groups for p in group["params"]}
+    assert all(id(p) in optimised for p in model.policy.action_net.parameters())
+    assert len(optimised) == len(list(model.policy.parameters()))
+    model.save(tmp_path / "m.zip")
+    agent = make_agent(f"ppo:{tmp_path / 'm.zip'}")
+    game = Game.new(GameConfig(num_players=4), seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(60):  # a stretch of a game, the learner playing every seat
+        action = agent.act_state(game.clone(), game.current_player, rng)
+        assert game.is_legal(action)
+        game.apply_action(action)
