@@ -93,25 +93,3 @@ def test_same_seed_reproduces_the_first_rollout():
     for x, y in zip(a, b, strict=True):
         np.testing.assert_array_equal(x, y)
     assert not np.array_equal(a[1], c[1])
-
-
-def test_shared_first_layer_model_saves_and_plays_as_ppo_agent(tmp_path):
-    from perikles_env.agents import make_agent
-    from perikles_env.engine import Game, GameConfig
-    from training.config import config_from_dict
-    from training.policy import SharedMlp
-
-    config = config_from_dict({"train": {"n_envs": 1, "vec_env": "dummy"},
-                               "ppo": {"net_arch": [32, 16], "shared_layers": 1}})
-    env = make_vec_env(config, "random")
-    try:
-        model = make_model(config, env, None)
-    finally:
-        env.close()
-    assert isinstance(model.policy.features_extractor, SharedMlp)
-    assert model.policy.mlp_extractor.policy_net[0].in_features == 32  # after the shared layer
-    model.save(tmp_path / "m.zip")
-    agent = make_agent(f"ppo:{tmp_path / 'm.zip'}")
-    game = Game.new(GameConfig(num_players=4), seed=1)
-    action = agent.act_state(game.clone(), game.current, np.random.default_rng(0))
-    assert game.is_legal(action)

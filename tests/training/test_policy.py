@@ -1,7 +1,7 @@
-"""The factored action head (``ppo.action_head: factored``, training/policy.py): its
+"""training/policy.py: the factored action head (``ppo.action_head: factored``) — its
 factor groups follow the action table (docs/actions.md), its logits are the per-id term
-plus exactly the group terms of each id, and a model with it saves and plays as
-``ppo:<path>``."""
+plus exactly the group terms of each id — and the shared first layer
+(``ppo.shared_layers``); models with either save and play as ``ppo:<path>``."""
 
 from __future__ import annotations
 
@@ -65,33 +65,48 @@ def test_logits_are_per_id_term_plus_the_ids_group_terms():
     assert torch.allclose(logits[:, A.END_STEP], per_id[:, A.END_STEP])
 
 
-def test_factored_model_saves_and_plays_as_ppo_agent(tmp_path):
-    from perikles_env.agents import make_agent
-    from perikles_env.engine import Game, GameConfig
+def _tiny_model(**ppo):
     from training.config import config_from_dict
     from training.train import make_model, make_vec_env
 
     config = config_from_dict(
-        {
-            "train": {"n_envs": 1, "vec_env": "dummy"},
-            "ppo": {"net_arch": [32, 16], "action_head": "factored"},
-        }
+        {"train": {"n_envs": 1, "vec_env": "dummy"}, "ppo": {"net_arch": [32, 16], **ppo}}
     )
     env = make_vec_env(config, "random")
     try:
-        model = make_model(config, env, None)
+        return make_model(config, env, None)
     finally:
         env.close()
+
+
+def _assert_saved_model_plays_legally(model, tmp_path, decisions=60):
+    from perikles_env.agents import make_agent
+    from perikles_env.engine import Game, GameConfig
+
+    model.save(tmp_path / "m.zip")
+    agent = make_agent(f"ppo:{tmp_path / 'm.zip'}")
+    game = Game.new(GameConfig(num_players=4), seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(decisions):  # a stretch of a game, the model playing every seat
+        action = agent.act_state(game.clone(), game.current_player, rng)
+        assert game.is_legal(action)
+        game.apply_action(action)
+
+
+def test_factored_model_saves_and_plays_as_ppo_agent(tmp_path):
+    model = _tiny_model(action_head="factored")
     assert isinstance(model.policy.action_net, FactoredActionHead)
     # the optimizer trains the new head, not the replaced one
     optimised = {id(p) for group in model.policy.optimizer.param_groups for p in group["params"]}
     assert all(id(p) in optimised for p in model.policy.action_net.parameters())
     assert len(optimised) == len(list(model.policy.parameters()))
-    model.save(tmp_path / "m.zip")
-    agent = make_agent(f"ppo:{tmp_path / 'm.zip'}")
-    game = Game.new(GameConfig(num_players=4), seed=1)
-    rng = np.random.default_rng(0)
-    for _ in range(60):  # a stretch of a game, the learner playing every seat
-        action = agent.act_state(game.clone(), game.current_player, rng)
-        assert game.is_legal(action)
-        game.apply_action(action)
+    _assert_saved_model_plays_legally(model, tmp_path)
+
+
+def test_shared_first_layer_model_saves_and_plays_as_ppo_agent(tmp_path):
+    from training.policy import SharedMlp
+
+    model = _tiny_model(shared_layers=1)
+    assert isinstance(model.policy.features_extractor, SharedMlp)
+    assert model.policy.mlp_extractor.policy_net[0].in_features == 32  # after the shared layer
+    _assert_saved_model_plays_legally(model, tmp_path)
