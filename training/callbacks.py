@@ -261,6 +261,45 @@ class TimeLimitCallback(BaseCallback):
         return True
 
 
+class BudgetLinearSchedule:
+    """``ppo.lr_schedule: linear``: the learning rate falls linearly from ``initial`` to 0
+    over the run's budget, the step budget (SB3's ``progress_remaining``) or the time
+    budget (``train.max_minutes``), whichever runs out first.
+
+    Why: ``default.yaml`` stops on time, long before ``total_timesteps``; a step-based
+    decay would still be near its start value when time runs out, and annealing the rate
+    to 0 was measured to help (docs/training.md, run L). ``time_remaining`` is set by
+    ``TimeBudgetScheduleCallback`` before each update; it is a plain float, so the
+    schedule pickles with the model."""
+
+    def __init__(self, initial: float) -> None:
+        self.initial = initial
+        self.time_remaining = 1.0
+
+    def __call__(self, progress_remaining: float) -> float:
+        return self.initial * max(0.0, min(progress_remaining, self.time_remaining))
+
+
+class TimeBudgetScheduleCallback(BaseCallback):
+    """Tells the model's ``BudgetLinearSchedule`` how much of the time budget is left,
+    at the end of every rollout (SB3 sets the learning rate from it just after)."""
+
+    def __init__(self, minutes: float, clock: Clock, state: RunState) -> None:
+        super().__init__()
+        self.seconds = 60.0 * minutes
+        self.clock = clock
+        self.state = state
+
+    def _on_rollout_end(self) -> None:
+        schedule = self.model.learning_rate
+        if isinstance(schedule, BudgetLinearSchedule):
+            used = self.clock.total - self.state.eval_seconds
+            schedule.time_remaining = max(0.0, 1.0 - used / self.seconds)
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class UpdateThreadsCallback(BaseCallback):
     """Gives PPO's update more torch threads than the rollout.
 

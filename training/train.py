@@ -88,12 +88,13 @@ def make_vec_env(config: TrainConfig, opponents: Any) -> Any:
 def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.utils import LinearSchedule
+
+    from .callbacks import BudgetLinearSchedule
 
     p = config.ppo
     lr: Any = p.learning_rate
     if p.lr_schedule == "linear":
-        lr = LinearSchedule(p.learning_rate, 0.0, 1.0)
+        lr = BudgetLinearSchedule(p.learning_rate)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
     policy_kwargs: dict[str, Any] = {
         "net_arch": list(p.net_arch[p.shared_layers :]),
@@ -228,6 +229,7 @@ def train(
         RunState,
         SelfPlayCallback,
         StatsCallback,
+        TimeBudgetScheduleCallback,
         TimeLimitCallback,
         UpdateThreadsCallback,
         save_checkpoint,
@@ -301,6 +303,7 @@ def train(
         )
     if config.train.max_minutes is not None:
         callbacks.append(TimeLimitCallback(config.train.max_minutes, clock, state))
+        callbacks.append(TimeBudgetScheduleCallback(config.train.max_minutes, clock, state))
     if config.train.progress_bar:
         callbacks.append(ProgressCallback(stats))
     if config.train.update_threads not in (None, config.train.torch_threads):
