@@ -12,6 +12,22 @@ from training.config import config_from_dict, load_config, parse_override
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
+def _documented_overrides() -> list[str]:
+    import re
+
+    root = CONFIGS.parent
+    text = "".join((root / f).read_text() for f in ("README.md", "docs/training.md"))
+    found = re.findall(r"--override ([\w.]+=[^\s`\\]+)", text)
+    return [o for o in found if not o.startswith("key.")]  # the syntax placeholder
+
+
+def test_overrides_shown_in_the_docs_are_valid():
+    overrides = _documented_overrides()
+    assert len(overrides) >= 4  # README and docs/training.md show several
+    for override in overrides:
+        load_config(CONFIGS / "default.yaml", [override])
+
+
 @pytest.mark.parametrize("name", ["smoke", "default", "long"])
 def test_shipped_configs_are_valid(name):
     config = load_config(CONFIGS / f"{name}.yaml")
