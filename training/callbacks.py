@@ -245,22 +245,6 @@ def save_checkpoint(model: Any, folder: Path, state: RunState, clock: Clock, kee
     return path
 
 
-class TimeLimitCallback(BaseCallback):
-    """Stops training once the run's training time (evaluation excluded) reaches a limit."""
-
-    def __init__(self, minutes: float, clock: Clock, state: RunState) -> None:
-        super().__init__()
-        self.seconds = 60.0 * minutes
-        self.clock = clock
-        self.state = state
-
-    def _on_step(self) -> bool:
-        if self.clock.total - self.state.eval_seconds >= self.seconds:
-            self.state.stopped_by_time_limit = True
-            return False
-        return True
-
-
 class BudgetLinearSchedule:
     """``ppo.lr_schedule: linear``: the learning rate falls linearly from ``initial`` to 0
     over the run's budget, the step budget (SB3's ``progress_remaining``) or the time
@@ -269,8 +253,8 @@ class BudgetLinearSchedule:
     Why: ``default.yaml`` stops on time, long before ``total_timesteps``; a step-based
     decay would still be near its start value when time runs out, and annealing the rate
     to 0 was measured to help (docs/training.md, run L). ``time_remaining`` is set by
-    ``TimeBudgetScheduleCallback`` before each update; it is a plain float, so the
-    schedule pickles with the model."""
+    ``TimeLimitCallback`` before each update; it is a plain float, so the schedule
+    pickles with the model."""
 
     def __init__(self, initial: float) -> None:
         self.initial = initial
@@ -280,9 +264,11 @@ class BudgetLinearSchedule:
         return self.initial * max(0.0, min(progress_remaining, self.time_remaining))
 
 
-class TimeBudgetScheduleCallback(BaseCallback):
-    """Tells the model's ``BudgetLinearSchedule`` how much of the time budget is left,
-    at the end of every rollout (SB3 sets the learning rate from it just after)."""
+class TimeLimitCallback(BaseCallback):
+    """The time budget: stops training once the run's training time (evaluation
+    excluded) reaches the limit, and at the end of every rollout tells the model's
+    ``BudgetLinearSchedule`` (if it has one) how much of the budget is left; SB3 sets the
+    learning rate from it just after."""
 
     def __init__(self, minutes: float, clock: Clock, state: RunState) -> None:
         super().__init__()
@@ -290,14 +276,19 @@ class TimeBudgetScheduleCallback(BaseCallback):
         self.clock = clock
         self.state = state
 
+    def _used(self) -> float:
+        return self.clock.total - self.state.eval_seconds
+
+    def _on_step(self) -> bool:
+        if self._used() >= self.seconds:
+            self.state.stopped_by_time_limit = True
+            return False
+        return True
+
     def _on_rollout_end(self) -> None:
         schedule = self.model.learning_rate
         if isinstance(schedule, BudgetLinearSchedule):
-            used = self.clock.total - self.state.eval_seconds
-            schedule.time_remaining = max(0.0, 1.0 - used / self.seconds)
-
-    def _on_step(self) -> bool:
-        return True
+            schedule.time_remaining = max(0.0, 1.0 - self._used() / self.seconds)
 
 
 class UpdateThreadsCallback(BaseCallback):

@@ -229,7 +229,6 @@ def train(
         RunState,
         SelfPlayCallback,
         StatsCallback,
-        TimeBudgetScheduleCallback,
         TimeLimitCallback,
         UpdateThreadsCallback,
         save_checkpoint,
@@ -303,7 +302,6 @@ def train(
         )
     if config.train.max_minutes is not None:
         callbacks.append(TimeLimitCallback(config.train.max_minutes, clock, state))
-        callbacks.append(TimeBudgetScheduleCallback(config.train.max_minutes, clock, state))
     if config.train.progress_bar:
         callbacks.append(ProgressCallback(stats))
     if config.train.update_threads not in (None, config.train.torch_threads):

@@ -7,7 +7,7 @@ import pickle
 
 import pytest
 
-from training.callbacks import BudgetLinearSchedule, RunState, TimeBudgetScheduleCallback
+from training.callbacks import BudgetLinearSchedule, RunState, TimeLimitCallback
 from training.config import config_from_dict
 from training.train import make_model, make_vec_env
 
@@ -41,13 +41,15 @@ def test_callback_sets_the_time_left_before_the_update():
         env.close()
     assert isinstance(model.learning_rate, BudgetLinearSchedule)
     state, clock = RunState(eval_seconds=30.0), FakeClock()
-    callback = TimeBudgetScheduleCallback(minutes=2.0, clock=clock, state=state)
+    callback = TimeLimitCallback(minutes=2.0, clock=clock, state=state)
     callback.init_callback(model)
     clock.total = 90.0  # 60 s of training (evaluation excluded) of a 120 s budget
     callback.on_rollout_end()
     assert model.learning_rate.time_remaining == pytest.approx(0.5)
     assert model.lr_schedule(0.9) == pytest.approx(5e-4)  # what SB3 sets before train()
     assert model.lr_schedule(0.2) == pytest.approx(2e-4)
-    clock.total = 500.0  # over the budget: never negative
+    assert callback.on_step() and not state.stopped_by_time_limit
+    clock.total = 500.0  # over the budget: never negative, and training stops
     callback.on_rollout_end()
     assert model.lr_schedule(0.9) == 0.0
+    assert not callback.on_step() and state.stopped_by_time_limit
