@@ -123,6 +123,7 @@ class PPOSection:
     shared_layers: int = 0
     activation: str = "tanh"
     action_head: str = "flat"
+    mask_input: bool = False
 
     def check(self) -> None:
         _positive_float("ppo.learning_rate", self.learning_rate)
@@ -147,6 +148,8 @@ class PPOSection:
             )
         _choice("ppo.activation", self.activation, ("tanh", "relu"))
         _choice("ppo.action_head", self.action_head, ("flat", "factored"))
+        if self.mask_input and self.action_head != "flat":
+            raise InvalidConfigError("ppo.mask_input works with ppo.action_head: flat only")
         if not 0 <= self.shared_layers < len(self.net_arch):
             raise InvalidConfigError(
                 f"ppo.shared_layers must be in 0..{len(self.net_arch) - 1} (at least one layer "

@@ -110,3 +110,73 @@ class FactoredMaskablePolicy(MaskableActorCriticPolicy):
         self.optimizer = self.optimizer_class(
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )
+
+
+# ---- the legal-action mask as an actor input (``ppo.mask_input``) ---------------------------
+
+
+class MaskInputPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's MLP policy whose actor also reads the legal-action mask.
+
+    Why: the mask only removes illegal ids from the softmax; the network itself never sees
+    which placements the war and alliance rules (RULES.md B.7.6–B.7.8) leave open, and has
+    to rebuild that from the board. Here the actor's first layer takes the observation
+    features and the mask (as 0/1). The critic is unchanged (values come without a mask).
+    The mask is no hidden information: it is the acting player's own legal actions.
+    """
+
+    def _build(self, lr_schedule: Schedule) -> None:
+        super()._build(lr_schedule)
+        n_actions = int(self.action_space.n)
+        first = next(m for m in self.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear))
+        widened = torch.nn.Linear(first.in_features + n_actions, first.out_features)
+        if self.ortho_init:
+            torch.nn.init.orthogonal_(widened.weight, gain=2**0.5)
+            torch.nn.init.zeros_(widened.bias)
+        layers = list(self.mlp_extractor.policy_net)
+        layers[layers.index(first)] = widened
+        self.mlp_extractor.policy_net = torch.nn.Sequential(*layers)
+        self.optimizer = self.optimizer_class(
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
+
+    def _latent_pi(self, pi_features: torch.Tensor, action_masks: object) -> torch.Tensor:
+        n = int(self.action_space.n)
+        if action_masks is None:
+            mask = torch.ones((pi_features.shape[0], n), dtype=pi_features.dtype)
+        else:
+            mask = torch.as_tensor(action_masks, dtype=pi_features.dtype).reshape(-1, n)
+        return self.mlp_extractor.forward_actor(torch.cat((pi_features, mask), dim=1))
+
+    def _split_features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        features = self.extract_features(obs)
+        if self.share_features_extractor:
+            return features, features
+        return features
+
+    def forward(self, obs, deterministic=False, action_masks=None):  # type: ignore[no-untyped-def]
+        pi_features, vf_features = self._split_features(obs)
+        values = self.value_net(self.mlp_extractor.forward_critic(vf_features))
+        distribution = self._get_action_dist_from_latent(self._latent_pi(pi_features, action_masks))
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        actions = distribution.get_actions(deterministic=deterministic)
+        log_prob = distribution.log_prob(actions)
+        return actions, values, log_prob
+
+    def evaluate_actions(self, obs, actions, action_masks=None):  # type: ignore[no-untyped-def]
+        pi_features, vf_features = self._split_features(obs)
+        distribution = self._get_action_dist_from_latent(self._latent_pi(pi_features, action_masks))
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        values = self.value_net(self.mlp_extractor.forward_critic(vf_features))
+        return values, distribution.log_prob(actions), distribution.entropy()
+
+    def get_distribution(self, obs, action_masks=None):  # type: ignore[no-untyped-def]
+        features = super(MaskableActorCriticPolicy, self).extract_features(
+            obs, self.pi_features_extractor
+        )
+        distribution = self._get_action_dist_from_latent(self._latent_pi(features, action_masks))
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return distribution

@@ -113,6 +113,10 @@ def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
         from .policy import FactoredMaskablePolicy
 
         policy = FactoredMaskablePolicy
+    elif p.mask_input:
+        from .policy import MaskInputPolicy
+
+        policy = MaskInputPolicy
     return MaskablePPO(
         policy,
         env,

@@ -78,6 +78,8 @@ def test_override_values_are_yaml_scalars():
         ({"ppo": {"gamma": 1.5}}, [], r"ppo.gamma must be in \(0, 1\]"),
         ({"ppo": {"activation": "gelu"}}, [], "ppo.activation must be one of"),
         ({"ppo": {"net_arch": []}}, [], "ppo.net_arch"),
+        ({"ppo": {"mask_input": "yes"}}, [], "ppo.mask_input must be bool"),
+        ({"ppo": {"mask_input": True, "action_head": "factored"}}, [], "flat only"),
         ({"train": {"n_envs": True}}, [], "train.n_envs must be int"),
         ({"train": {"vec_env": "ray"}}, [], "train.vec_env must be one of"),
         ({"env": {"num_players": 6}}, [], "env.num_players must be in 3..5"),

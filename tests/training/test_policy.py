@@ -110,3 +110,40 @@ def test_shared_first_layer_model_saves_and_plays_as_ppo_agent(tmp_path):
     assert isinstance(model.policy.features_extractor, SharedMlp)
     assert model.policy.mlp_extractor.policy_net[0].in_features == 32  # after the shared layer
     _assert_saved_model_plays_legally(model, tmp_path)
+
+
+def test_mask_input_actor_reads_the_mask_and_critic_does_not(tmp_path):
+    from training.policy import MaskInputPolicy
+
+    model = _tiny_model(mask_input=True)
+    policy = model.policy
+    assert isinstance(policy, MaskInputPolicy)
+    n_obs, n_actions = policy.observation_space.shape[0], int(policy.action_space.n)
+    first = policy.mlp_extractor.policy_net[0]
+    assert first.in_features == n_obs + n_actions  # observation + mask
+    assert policy.mlp_extractor.value_net[0].in_features == n_obs
+    optimised = {id(p) for group in policy.optimizer.param_groups for p in group["params"]}
+    assert id(first.weight) in optimised and len(optimised) == len(list(policy.parameters()))
+
+    torch.manual_seed(0)
+    obs = torch.rand(1, n_obs)
+    mask_a = torch.zeros(1, n_actions, dtype=torch.bool)
+    mask_a[0, [3, 5, A.END_STEP]] = True
+    mask_b = mask_a.clone()
+    mask_b[0, 100:400] = True  # more legal actions elsewhere
+    actions = torch.tensor([5])
+    with torch.no_grad():
+        v_a, logp_a, _ = policy.evaluate_actions(obs, actions, mask_a)
+        v_b, logp_b, _ = policy.evaluate_actions(obs, actions, mask_b)
+        logits_a = policy.get_distribution(obs, mask_a).distribution.logits
+        logits_b = policy.get_distribution(obs, mask_b).distribution.logits
+    assert torch.equal(v_a, v_b)  # the critic never sees the mask
+    assert torch.equal(v_a, policy.predict_values(obs))
+    # the same three legal ids get different logits because the mask is an actor input
+    kept = [3, 5, A.END_STEP]
+    raw_a = logits_a[0, kept] - logits_a[0, kept].logsumexp(0)
+    raw_b = logits_b[0, kept] - logits_b[0, kept].logsumexp(0)
+    assert not torch.allclose(raw_a, raw_b)
+    assert logp_a.item() == logits_a[0, 5].item()
+    assert torch.isfinite(logp_b).all() and logp_b.item() < logp_a.item()
+    _assert_saved_model_plays_legally(model, tmp_path)
