@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 import torch
+from sb3_contrib.common.maskable.distributions import MaskableDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.type_aliases import Schedule
@@ -140,13 +141,20 @@ class MaskInputPolicy(MaskableActorCriticPolicy):
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )
 
-    def _latent_pi(self, pi_features: torch.Tensor, action_masks: object) -> torch.Tensor:
+    def _masked_distribution(
+        self, pi_features: torch.Tensor, action_masks: object
+    ) -> MaskableDistribution:
+        """The action distribution from features + mask (all ones when no mask is given)."""
         n = int(self.action_space.n)
         if action_masks is None:
             mask = torch.ones((pi_features.shape[0], n), dtype=pi_features.dtype)
         else:
             mask = torch.as_tensor(action_masks, dtype=pi_features.dtype).reshape(-1, n)
-        return self.mlp_extractor.forward_actor(torch.cat((pi_features, mask), dim=1))
+        latent_pi = self.mlp_extractor.forward_actor(torch.cat((pi_features, mask), dim=1))
+        distribution = self._get_action_dist_from_latent(latent_pi)
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return distribution
 
     def _split_features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         features = self.extract_features(obs)
@@ -157,18 +165,14 @@ class MaskInputPolicy(MaskableActorCriticPolicy):
     def forward(self, obs, deterministic=False, action_masks=None):  # type: ignore[no-untyped-def]
         pi_features, vf_features = self._split_features(obs)
         values = self.value_net(self.mlp_extractor.forward_critic(vf_features))
-        distribution = self._get_action_dist_from_latent(self._latent_pi(pi_features, action_masks))
-        if action_masks is not None:
-            distribution.apply_masking(action_masks)
+        distribution = self._masked_distribution(pi_features, action_masks)
         actions = distribution.get_actions(deterministic=deterministic)
         log_prob = distribution.log_prob(actions)
         return actions, values, log_prob
 
     def evaluate_actions(self, obs, actions, action_masks=None):  # type: ignore[no-untyped-def]
         pi_features, vf_features = self._split_features(obs)
-        distribution = self._get_action_dist_from_latent(self._latent_pi(pi_features, action_masks))
-        if action_masks is not None:
-            distribution.apply_masking(action_masks)
+        distribution = self._masked_distribution(pi_features, action_masks)
         values = self.value_net(self.mlp_extractor.forward_critic(vf_features))
         return values, distribution.log_prob(actions), distribution.entropy()
 
@@ -176,7 +180,4 @@ class MaskInputPolicy(MaskableActorCriticPolicy):
         features = super(MaskableActorCriticPolicy, self).extract_features(
             obs, self.pi_features_extractor
         )
-        distribution = self._get_action_dist_from_latent(self._latent_pi(features, action_masks))
-        if action_masks is not None:
-            distribution.apply_masking(action_masks)
-        return distribution
+        return self._masked_distribution(features, action_masks)
