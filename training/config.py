@@ -124,6 +124,7 @@ class PPOSection:
     activation: str = "tanh"
     action_head: str = "flat"
     mask_input: bool = False
+    obs_norm: bool = False
 
     def check(self) -> None:
         _positive_float("ppo.learning_rate", self.learning_rate)
@@ -150,6 +151,8 @@ class PPOSection:
         _choice("ppo.action_head", self.action_head, ("flat", "factored"))
         if self.mask_input and self.action_head != "flat":
             raise InvalidConfigError("ppo.mask_input works with ppo.action_head: flat only")
+        if self.obs_norm and self.shared_layers:
+            raise InvalidConfigError("ppo.obs_norm and ppo.shared_layers cannot be combined")
         if not 0 <= self.shared_layers < len(self.net_arch):
             raise InvalidConfigError(
                 f"ppo.shared_layers must be in 0..{len(self.net_arch) - 1} (at least one layer "

@@ -35,6 +35,66 @@ class SharedMlp(BaseFeaturesExtractor):
         return self.net(observations)
 
 
+# ---- fixed observation normalisation (``ppo.obs_norm``) ----------------------------------
+
+
+def observation_statistics(
+    players: list[int], decisions: int = 20_000, seed: int = 0
+) -> tuple[list[float], list[float]]:
+    """Per-feature mean and standard deviation of the observations of the acting player in
+    uniformly random games (``players`` drawn in turn), ``decisions`` observations in all.
+
+    Why random play: it needs no policy, takes seconds, and the statistics only have to put
+    the features on a common scale; they are fixed before training and saved in the model.
+    """
+    import numpy as np
+
+    from perikles_env.engine import Game, GameConfig
+    from perikles_env.environment.observation import ObservationEncoder
+
+    rng = np.random.default_rng(seed)
+    encoder = ObservationEncoder()
+    rows = []
+    game_index = 0
+    while len(rows) < decisions:
+        n = players[game_index % len(players)]
+        game = Game.new(GameConfig(num_players=n), seed=int(rng.integers(2**31)))
+        game_index += 1
+        while not game.is_terminal and len(rows) < decisions:
+            rows.append(encoder.encode(game, game.current))
+            legal = game.legal_actions()
+            game.apply_action(legal[int(rng.integers(len(legal)))])
+    table = np.stack(rows).astype(np.float64)
+    return table.mean(axis=0).tolist(), table.std(axis=0).tolist()
+
+
+class NormalizedObs(BaseFeaturesExtractor):
+    """``clip((obs - mean) / max(std, min_std), -clip, clip)`` with fixed statistics.
+
+    Why: the observation mixes one-hot flags that are almost always 0 with counts scaled by
+    hand; standardising them is the usual PPO practice (SB3's ``VecNormalize``). Fixed
+    statistics kept as buffers travel inside ``model.zip``, so a saved model plays as
+    ``ppo:<path>`` without a separate normalisation file."""
+
+    def __init__(
+        self,
+        observation_space: gym.spaces.Box,
+        mean: list[float],
+        std: list[float],
+        min_std: float = 0.1,
+        clip: float = 5.0,
+    ) -> None:
+        super().__init__(observation_space, features_dim=int(observation_space.shape[0]))
+        self.register_buffer("mean", torch.tensor(mean, dtype=torch.float32))
+        scale = torch.tensor(std, dtype=torch.float32).clamp(min=min_std)
+        self.register_buffer("inv_scale", 1.0 / scale)
+        self.clip = clip
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        z = (observations - self.mean) * self.inv_scale
+        return z.clamp(-self.clip, self.clip)
+
+
 # ---- factored action head (``ppo.action_head: factored``) --------------------------------
 
 

@@ -108,6 +108,15 @@ def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
             "widths": list(p.net_arch[: p.shared_layers]),
             "activation": p.activation,
         }
+    if p.obs_norm:
+        from .policy import NormalizedObs, observation_statistics
+
+        players = config.env.num_players
+        mean, std = observation_statistics(
+            players if isinstance(players, list) else [players], seed=config.seed
+        )
+        policy_kwargs["features_extractor_class"] = NormalizedObs
+        policy_kwargs["features_extractor_kwargs"] = {"mean": mean, "std": std}
     policy: Any = "MlpPolicy"
     if p.action_head == "factored":
         from .policy import FactoredMaskablePolicy

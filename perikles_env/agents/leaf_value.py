@@ -43,11 +43,14 @@ _BEFORE_ELECTIONS = frozenset(
 _NEUTRAL = HeuristicParams(spite=0.0)
 
 
-def expected_vp(game: Game) -> list[float]:
-    """Each player's VP now plus this turn's projected gains (see the module docstring)."""
+def expected_vp(game: Game, viewer: int | None = None) -> list[float]:
+    """Each player's VP now plus this turn's projected gains (see the module docstring),
+    estimated with what ``viewer`` may know (default: the player to move)."""
     n = game.n
     out = [float(s) for s in game.scores()]
-    view = PlayerView(game, game.current if game.current >= 0 else 0)
+    if viewer is None:
+        viewer = game.current if game.current >= 0 else 0
+    view = PlayerView(game, viewer)
     if game.phase in _BEFORE_ELECTIONS:
         model = PoliticalModel(view, _NEUTRAL)
         gains = model.gains(game.cubes, game.cand)

@@ -16,6 +16,15 @@ The total reward of an episode is
   ``phi(terminal) = 0``. Its sum over an episode is ``-phi(first decision)``, close to 0,
   so it cannot change which policy is optimal; it only tells the learner sooner that a
   move gained or lost ground.
+* ``potential: expected`` measures the standing with ``expected_vp`` instead (the search
+  leaf model, ``perikles_env.agents.leaf_value``): VP now plus what the current turn still
+  promises each player, i.e. the election model's projected gains before the elections,
+  the leaders' coming statues after them, and the odds-weighted VP of every pending battle
+  (C.5-C.6 exact odds). A counter committed where it changes the odds is then paid when it
+  is placed, not only when the battle is fought many decisions later. The estimate uses
+  only what the learner may know (its ``PlayerView``: face-down strengths of others are
+  their public mean), so the reward carries no hidden information. It costs ~0.2 ms per
+  learner step against ~0.01 ms for ``scores``.
 """
 
 from __future__ import annotations
@@ -23,8 +32,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..agents.leaf_value import expected_vp
 from ..engine.game import Game
 from ..errors import InvalidConfigError
+
+POTENTIALS = ("scores", "expected")
 
 
 @dataclass(frozen=True)
@@ -33,6 +45,7 @@ class RewardConfig:
     vp_margin: float = 0.0
     shaping: float = 0.0
     vp_scale: float = 10.0
+    potential: str = "scores"
 
     def __post_init__(self) -> None:
         for name in ("win", "vp_margin", "shaping", "vp_scale"):
@@ -43,6 +56,10 @@ class RewardConfig:
             raise InvalidConfigError(f"reward.vp_scale must be > 0, got {self.vp_scale!r}")
         if self.win == 0 and self.vp_margin == 0:
             raise InvalidConfigError("reward.win and reward.vp_margin cannot both be 0")
+        if self.potential not in POTENTIALS:
+            raise InvalidConfigError(
+                f"reward.potential must be one of {list(POTENTIALS)}, got {self.potential!r}"
+            )
 
     @classmethod
     def from_value(cls, value: RewardConfig | dict[str, Any] | str | None) -> RewardConfig:
@@ -79,11 +96,12 @@ def vp_margin(game: Game, player: int, scale: float) -> float:
     return max(-1.0, min(1.0, (scores[player] - best_other) / scale))
 
 
-def potential(game: Game, player: int, scale: float) -> float:
-    """VP lead over the mean opponent, now; 0 at the end of the game (see module doc)."""
+def potential(game: Game, player: int, scale: float, kind: str = "scores") -> float:
+    """VP lead over the mean opponent, now (``scores``) or as the learner expects it by the
+    end of the turn (``expected``); 0 at the end of the game (see module doc)."""
     if game.is_terminal:
         return 0.0
-    scores = game.scores()
+    scores = game.scores() if kind == "scores" else expected_vp(game, player)
     others = (sum(scores) - scores[player]) / (game.n - 1)
     return (scores[player] - others) / scale
 
@@ -94,13 +112,16 @@ class RewardTracker:
     def __init__(self, config: RewardConfig, game: Game, player: int) -> None:
         self.config = config
         self.player = player
-        self._phi = potential(game, player, config.vp_scale) if config.shaping else 0.0
+        self._phi = self._potential(game) if config.shaping else 0.0
+
+    def _potential(self, game: Game) -> float:
+        return potential(game, self.player, self.config.vp_scale, self.config.potential)
 
     def step(self, game: Game) -> float:
         cfg = self.config
         reward = 0.0
         if cfg.shaping:
-            phi = potential(game, self.player, cfg.vp_scale)
+            phi = self._potential(game)
             reward += cfg.shaping * (phi - self._phi)
             self._phi = phi
         if game.is_terminal:

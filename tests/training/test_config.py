@@ -80,6 +80,8 @@ def test_override_values_are_yaml_scalars():
         ({"ppo": {"net_arch": []}}, [], "ppo.net_arch"),
         ({"ppo": {"mask_input": "yes"}}, [], "ppo.mask_input must be bool"),
         ({"ppo": {"mask_input": True, "action_head": "factored"}}, [], "flat only"),
+        ({"ppo": {"obs_norm": True, "shared_layers": 1}}, [], "cannot be combined"),
+        ({"reward": {"potential": "oracle"}}, [], "reward.potential must be one of"),
         ({"train": {"n_envs": True}}, [], "train.n_envs must be int"),
         ({"train": {"vec_env": "ray"}}, [], "train.vec_env must be one of"),
         ({"env": {"num_players": 6}}, [], "env.num_players must be in 3..5"),

@@ -1,11 +1,13 @@
 """training/policy.py: the factored action head (``ppo.action_head: factored``) — its
 factor groups follow the action table (docs/actions.md), its logits are the per-id term
-plus exactly the group terms of each id — and the shared first layer
-(``ppo.shared_layers``); models with either save and play as ``ppo:<path>``."""
+plus exactly the group terms of each id — the shared first layer (``ppo.shared_layers``),
+the mask-reading actor (``ppo.mask_input``) and the fixed observation normalisation
+(``ppo.obs_norm``); models with any of them save and play as ``ppo:<path>``."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 from perikles_env.engine import actions as A
@@ -147,3 +149,46 @@ def test_mask_input_actor_reads_the_mask_and_critic_does_not(tmp_path):
     assert logp_a.item() == logits_a[0, 5].item()
     assert torch.isfinite(logp_b).all() and logp_b.item() < logp_a.item()
     _assert_saved_model_plays_legally(model, tmp_path)
+
+
+def test_observation_statistics_match_the_layout_of_random_play():
+    """The one-hot blocks of the layout give exact statistics: a 4-player game always sets
+    ``num_players[1]``, and exactly one of the three turns is set per decision."""
+    from perikles_env.environment.observation import OFFSETS
+    from training.policy import observation_statistics
+
+    mean, std = observation_statistics([4], decisions=2_000, seed=3)
+    a = OFFSETS["num_players"][0]
+    assert mean[a : a + 3] == [0.0, 1.0, 0.0] and std[a + 1] == 0.0
+    t0, t1 = OFFSETS["turn"]
+    assert sum(mean[t0:t1]) == pytest.approx(1.0)
+    assert mean[t0] > 0.2  # random games spend a good share of decisions in turn 1
+    assert observation_statistics([4], decisions=500, seed=3) != observation_statistics(
+        [4], decisions=500, seed=4
+    )
+
+
+def test_normalized_obs_standardises_with_a_floor_and_clips():
+    import gymnasium as gym
+
+    from training.policy import NormalizedObs
+
+    space = gym.spaces.Box(-1.0, 4.0, shape=(3,), dtype=np.float32)
+    layer = NormalizedObs(space, mean=[0.5, 0.0, 1.0], std=[0.25, 0.0, 2.0])
+    out = layer(torch.tensor([[1.0, 0.05, 2.0], [0.5, 1.0, -1.0]]))
+    # (x - mean) / max(std, 0.1), clipped to +-5: 0.5 / 0.25, 0.05 / 0.1, 1 / 2; 0, 10 -> 5, -1
+    assert torch.allclose(out, torch.tensor([[2.0, 0.5, 0.5], [0.0, 5.0, -1.0]]))
+
+
+def test_obs_norm_model_keeps_its_statistics_in_the_saved_model(tmp_path):
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    from training.policy import NormalizedObs
+
+    model = _tiny_model(obs_norm=True)
+    extractor = model.policy.features_extractor
+    assert isinstance(extractor, NormalizedObs)
+    assert extractor.mean.shape == model.policy.observation_space.shape
+    _assert_saved_model_plays_legally(model, tmp_path)
+    _, params, _ = load_from_zip_file(tmp_path / "m.zip")
+    assert torch.equal(params["policy"]["features_extractor.mean"], extractor.mean)
