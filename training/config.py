@@ -45,8 +45,14 @@ class EnvSection:
     illegal_action_penalty: float = -1.0
     max_decisions: int = MAX_GAME_DECISIONS
 
+    @property
+    def player_counts(self) -> tuple[int, ...]:
+        """``num_players`` as a tuple, whether one count or a list was configured."""
+        n = self.num_players
+        return tuple(n) if isinstance(n, list) else (n,)
+
     def check(self) -> None:
-        counts = self.num_players if isinstance(self.num_players, list) else [self.num_players]
+        counts = self.player_counts
         if not counts or any(not D.MIN_PLAYERS <= n <= D.MAX_PLAYERS for n in counts):
             raise InvalidConfigError(
                 f"env.num_players must be in {D.MIN_PLAYERS}..{D.MAX_PLAYERS} (or a list of "

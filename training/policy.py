@@ -9,6 +9,8 @@ their own copy of it. Sharing it halves that cost. Saved models refer to this cl
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import gymnasium as gym
 import torch
 from sb3_contrib.common.maskable.distributions import MaskableDistribution
@@ -39,7 +41,7 @@ class SharedMlp(BaseFeaturesExtractor):
 
 
 def observation_statistics(
-    players: list[int], decisions: int = 20_000, seed: int = 0
+    players: Sequence[int], decisions: int = 20_000, seed: int = 0
 ) -> tuple[list[float], list[float]]:
     """Per-feature mean and standard deviation of the observations of the acting player in
     uniformly random games (``players`` drawn in turn), ``decisions`` observations in all.

@@ -247,11 +247,7 @@ def clone_policy(
 def pretrain(model: Any, config: Any, progress: bool = True) -> dict[str, Any]:
     """Collect demonstrations and clone them into ``model.policy``; returns a summary."""
     section = config.pretrain
-    counts = (
-        tuple(config.env.num_players)
-        if isinstance(config.env.num_players, list)
-        else (config.env.num_players,)
-    )
+    counts = config.env.player_counts
     start = time.perf_counter()
     demos = collect_demos(
         section.decisions,

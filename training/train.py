@@ -111,10 +111,7 @@ def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
     if p.obs_norm:
         from .policy import NormalizedObs, observation_statistics
 
-        players = config.env.num_players
-        mean, std = observation_statistics(
-            players if isinstance(players, list) else [players], seed=config.seed
-        )
+        mean, std = observation_statistics(config.env.player_counts, seed=config.seed)
         policy_kwargs["features_extractor_class"] = NormalizedObs
         policy_kwargs["features_extractor_kwargs"] = {"mean": mean, "std": std}
     policy: Any = "MlpPolicy"

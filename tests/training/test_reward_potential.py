@@ -4,34 +4,28 @@ measured with the search leaf model, so a counter committed where it changes the
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from test_wrapper import play_random
 
 from perikles_env.agents.heuristic.military import Battlefield
 from perikles_env.agents.heuristic.params import HeuristicParams
 from perikles_env.agents.view import PlayerView
-from perikles_env.engine import Game, GameConfig
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.engine.phases import Phase
 from perikles_env.errors import InvalidConfigError
 from perikles_env.wrappers import PeriklesSingleAgentEnv, RewardConfig
 from perikles_env.wrappers.rewards import potential
+from tests.agents.helpers import play
 from tests.agents.hidden import perturb_hidden
 
 
 def random_states(players: int, seeds: range, every: int = 1):
-    """Every ``every``-th state of seeded uniformly random games (clones)."""
+    """Every ``every``-th state of seeded games of random agents (read-only)."""
     for seed in seeds:
-        g = Game.new(GameConfig(num_players=players), seed=seed)
-        rng = np.random.default_rng(seed)
-        t = 0
-        while not g.is_terminal:
+        for t, (g, _, _) in enumerate(play(["random"] * players, seed)):
             if t % every == 0:
-                yield g.clone()
-            g.apply_action(int(rng.choice(g.legal_actions())))
-            t += 1
+                yield g
 
 
 def test_expected_shaping_telescopes_to_minus_the_first_potential():
@@ -101,8 +95,6 @@ def test_expected_potential_ignores_what_the_learner_cannot_know(players):
     strengths of face-down counters of cities the learner does not control) leaves it."""
     compared = 0
     for i, g in enumerate(random_states(players, range(6), every=7)):
-        if g.is_terminal:
-            continue
         for p in range(players):
             other = perturb_hidden(g, p, seed=i)
             assert potential(other, p, 10.0, "expected") == pytest.approx(
