@@ -24,6 +24,7 @@ from perikles_env.engine import MAX_GAME_DECISIONS
 from perikles_env.engine import data as D
 from perikles_env.errors import InvalidConfigError
 from perikles_env.wrappers import RewardConfig
+from perikles_env.wrappers.encoding import check_features
 
 SELF_LATEST = "self_latest"
 SELF_PAST = "self_past"
@@ -44,6 +45,7 @@ class EnvSection:
     learner_seat: int | str = "random"
     illegal_action_penalty: float = -1.0
     max_decisions: int = MAX_GAME_DECISIONS
+    features: list[str] = field(default_factory=list)
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -69,6 +71,10 @@ class EnvSection:
                 f"got {self.learner_seat}"
             )
         _positive("env.max_decisions", self.max_decisions)
+        try:
+            check_features(self.features)
+        except InvalidConfigError as exc:
+            raise InvalidConfigError(f"env.features: {exc}") from exc
 
     @property
     def seat(self) -> int | None:
@@ -154,9 +160,14 @@ class PPOSection:
                 f"ppo.net_arch must be a non-empty list of layer widths, got {self.net_arch}"
             )
         _choice("ppo.activation", self.activation, ("tanh", "relu"))
-        _choice("ppo.action_head", self.action_head, ("flat", "factored"))
+        _choice("ppo.action_head", self.action_head, ("flat", "factored", "battle"))
         if self.mask_input and self.action_head != "flat":
             raise InvalidConfigError("ppo.mask_input works with ppo.action_head: flat only")
+        if self.action_head == "battle" and (self.obs_norm or self.shared_layers):
+            raise InvalidConfigError(
+                "ppo.action_head: battle reads the raw observation: not with ppo.obs_norm "
+                "or ppo.shared_layers"
+            )
         if self.obs_norm and self.shared_layers:
             raise InvalidConfigError("ppo.obs_norm and ppo.shared_layers cannot be combined")
         if not 0 <= self.shared_layers < len(self.net_arch):
@@ -324,6 +335,10 @@ class TrainConfig:
             check = getattr(getattr(self, f.name), "check", None)
             if check is not None:
                 check()
+        if self.ppo.action_head == "battle" and "battle" not in self.env.features:
+            raise InvalidConfigError(
+                "ppo.action_head: battle reads the battle block: set env.features: [battle]"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

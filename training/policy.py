@@ -41,7 +41,10 @@ class SharedMlp(BaseFeaturesExtractor):
 
 
 def observation_statistics(
-    players: Sequence[int], decisions: int = 20_000, seed: int = 0
+    players: Sequence[int],
+    decisions: int = 20_000,
+    seed: int = 0,
+    features: Sequence[str] = (),
 ) -> tuple[list[float], list[float]]:
     """Per-feature mean and standard deviation of the observations of the acting player in
     uniformly random games (``players`` drawn in turn), ``decisions`` observations in all.
@@ -52,10 +55,10 @@ def observation_statistics(
     import numpy as np
 
     from perikles_env.engine import Game, GameConfig
-    from perikles_env.environment.observation import ObservationEncoder
+    from perikles_env.wrappers.encoding import default_encoder
 
     rng = np.random.default_rng(seed)
-    encoder = ObservationEncoder()
+    encode = default_encoder(features).encode
     rows = []
     game_index = 0
     while len(rows) < decisions:
@@ -63,7 +66,7 @@ def observation_statistics(
         game = Game.new(GameConfig(num_players=n), seed=int(rng.integers(2**31)))
         game_index += 1
         while not game.is_terminal and len(rows) < decisions:
-            rows.append(encoder.encode(game, game.current))
+            rows.append(encode(game, game.current))
             legal = game.legal_actions()
             game.apply_action(legal[int(rng.integers(len(legal)))])
     table = np.stack(rows).astype(np.float64)
@@ -178,45 +181,16 @@ class FactoredMaskablePolicy(MaskableActorCriticPolicy):
 # ---- the legal-action mask as an actor input (``ppo.mask_input``) ---------------------------
 
 
-class MaskInputPolicy(MaskableActorCriticPolicy):
-    """MaskablePPO's MLP policy whose actor also reads the legal-action mask.
-
-    Why: the mask only removes illegal ids from the softmax; the network itself never sees
-    which placements the war and alliance rules (RULES.md B.7.6–B.7.8) leave open, and has
-    to rebuild that from the board. Here the actor's first layer takes the observation
-    features and the mask (as 0/1). The critic is unchanged (values come without a mask).
-    The mask is no hidden information: it is the acting player's own legal actions.
+class _ObservationHeadPolicy(MaskableActorCriticPolicy):
+    """Base of the policies whose action distribution reads more than the actor's latent
+    (the mask, or observation features): subclasses build it in ``_masked_distribution``
+    from the actor's input features; forward, evaluation and prediction all go through it.
     """
-
-    def _build(self, lr_schedule: Schedule) -> None:
-        super()._build(lr_schedule)
-        n_actions = int(self.action_space.n)
-        first = next(m for m in self.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear))
-        widened = torch.nn.Linear(first.in_features + n_actions, first.out_features)
-        if self.ortho_init:
-            torch.nn.init.orthogonal_(widened.weight, gain=2**0.5)
-            torch.nn.init.zeros_(widened.bias)
-        layers = list(self.mlp_extractor.policy_net)
-        layers[layers.index(first)] = widened
-        self.mlp_extractor.policy_net = torch.nn.Sequential(*layers)
-        self.optimizer = self.optimizer_class(
-            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
-        )
 
     def _masked_distribution(
         self, pi_features: torch.Tensor, action_masks: object
     ) -> MaskableDistribution:
-        """The action distribution from features + mask (all ones when no mask is given)."""
-        n = int(self.action_space.n)
-        if action_masks is None:
-            mask = torch.ones((pi_features.shape[0], n), dtype=pi_features.dtype)
-        else:
-            mask = torch.as_tensor(action_masks, dtype=pi_features.dtype).reshape(-1, n)
-        latent_pi = self.mlp_extractor.forward_actor(torch.cat((pi_features, mask), dim=1))
-        distribution = self._get_action_dist_from_latent(latent_pi)
-        if action_masks is not None:
-            distribution.apply_masking(action_masks)
-        return distribution
+        raise NotImplementedError
 
     def _split_features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         features = self.extract_features(obs)
@@ -243,3 +217,116 @@ class MaskInputPolicy(MaskableActorCriticPolicy):
             obs, self.pi_features_extractor
         )
         return self._masked_distribution(features, action_masks)
+
+    def _rebuild_optimizer(self, lr_schedule: Schedule) -> None:
+        self.optimizer = self.optimizer_class(
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
+
+
+class MaskInputPolicy(_ObservationHeadPolicy):
+    """MaskablePPO's MLP policy whose actor also reads the legal-action mask.
+
+    Why: the mask only removes illegal ids from the softmax; the network itself never sees
+    which placements the war and alliance rules (RULES.md B.7.6–B.7.8) leave open, and has
+    to rebuild that from the board. Here the actor's first layer takes the observation
+    features and the mask (as 0/1). The critic is unchanged (values come without a mask).
+    The mask is no hidden information: it is the acting player's own legal actions.
+    """
+
+    def _build(self, lr_schedule: Schedule) -> None:
+        super()._build(lr_schedule)
+        n_actions = int(self.action_space.n)
+        first = next(m for m in self.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear))
+        widened = torch.nn.Linear(first.in_features + n_actions, first.out_features)
+        if self.ortho_init:
+            torch.nn.init.orthogonal_(widened.weight, gain=2**0.5)
+            torch.nn.init.zeros_(widened.bias)
+        layers = list(self.mlp_extractor.policy_net)
+        layers[layers.index(first)] = widened
+        self.mlp_extractor.policy_net = torch.nn.Sequential(*layers)
+        self._rebuild_optimizer(lr_schedule)
+
+    def _masked_distribution(
+        self, pi_features: torch.Tensor, action_masks: object
+    ) -> MaskableDistribution:
+        """The action distribution from features + mask (all ones when no mask is given)."""
+        n = int(self.action_space.n)
+        if action_masks is None:
+            mask = torch.ones((pi_features.shape[0], n), dtype=pi_features.dtype)
+        else:
+            mask = torch.as_tensor(action_masks, dtype=pi_features.dtype).reshape(-1, n)
+        latent_pi = self.mlp_extractor.forward_actor(torch.cat((pi_features, mask), dim=1))
+        distribution = self._get_action_dist_from_latent(latent_pi)
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return distribution
+
+
+# ---- battle-gain logit terms (``ppo.action_head: battle``) ---------------------------------
+
+
+def battle_gain_columns() -> tuple[list[list[int]], list[int], list[int]]:
+    """Per action id: the observation columns of the two battle ``gain`` features its
+    placement matches (``gain_<side>_<type>_1`` and ``_2`` at its slot, in the battle
+    block that ``env.features: [battle]`` appends), which of the 8 (side, type, n) weights
+    it uses, and 1 for PLACE ids (0 for the others, whose columns are placeholders)."""
+    from perikles_env.engine import actions as A
+    from perikles_env.engine import data as D
+    from perikles_env.environment.observation import observation_size
+    from perikles_env.wrappers.battle_features import FEATURES, PER_SLOT
+
+    base = observation_size()
+    side_names, type_names = ("att", "def"), ("H", "T")
+    columns, weights, is_place = [], [], []
+    for action in range(A.NUM_ACTIONS):
+        kind, klass, slot, side = A.decode(action)
+        if kind != "PLACE":
+            columns.append([0, 0])
+            weights.append(0)
+            is_place.append(0)
+            continue
+        t = D.CLASS_TYPE[klass]
+        names = [f"gain_{side_names[side]}_{type_names[t]}_{n}" for n in (1, 2)]
+        columns.append([base + slot * PER_SLOT + FEATURES.index(name) for name in names])
+        weights.append(side * 2 + t)
+        is_place.append(1)
+    return columns, weights, is_place
+
+
+class BattleGainPolicy(_ObservationHeadPolicy):
+    """MaskablePPO's MLP policy plus, for every PLACE id, a learnt multiple of the battle
+    block's value gains for that placement (its slot, side and counter type).
+
+    Why: the battle features alone did not help a flat head (docs/training.md): turning
+    "+0.3 VP at slot 4 if I attack with a hoplite" into the logits of the 56 class ids of
+    that (slot, side) is a mapping the MLP must learn separately for each id. Here it is
+    built in: ``logit[a] = head(latent)[a] + w[side, type] · 7 (gain_1, gain_2)[a]`` (the
+    gains in VP), with every weight starting at 0.5: the policy starts leaning towards the
+    placements the odds favour (about one logit per VP gained) and PPO learns how much to
+    trust them. Needs ``env.features: [battle]`` (the columns it reads).
+    """
+
+    GAIN_SCALE = 7.0  # the battle block's gains are VP / 7
+    GAIN_INIT = 0.5
+
+    def _build(self, lr_schedule: Schedule) -> None:
+        super()._build(lr_schedule)
+        columns, weights, is_place = battle_gain_columns()
+        self.register_buffer("gain_columns", torch.tensor(columns, dtype=torch.long))
+        self.register_buffer("gain_weight_index", torch.tensor(weights, dtype=torch.long))
+        self.register_buffer("is_place", torch.tensor(is_place, dtype=torch.float32))
+        self.gain_weights = torch.nn.Parameter(torch.full((4, 2), self.GAIN_INIT))
+        self._rebuild_optimizer(lr_schedule)
+
+    def _masked_distribution(
+        self, pi_features: torch.Tensor, action_masks: object
+    ) -> MaskableDistribution:
+        latent_pi = self.mlp_extractor.forward_actor(pi_features)
+        gains = pi_features[:, self.gain_columns] * self.GAIN_SCALE  # [batch, actions, 2]
+        weights = self.gain_weights[self.gain_weight_index]  # [actions, 2]
+        logits = self.action_net(latent_pi) + (gains * weights).sum(-1) * self.is_place
+        distribution = self.action_dist.proba_distribution(action_logits=logits)
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return distribution

@@ -45,6 +45,7 @@ class DemoJob:
     opponents: OpponentPool
     reward: RewardConfig
     gamma: float
+    features: tuple[str, ...] = ()
 
 
 @dataclass
@@ -76,7 +77,7 @@ Part = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, int]
 def play_demo_game(job: DemoJob) -> Part:
     """One game: the teacher seats' (observations, masks, actions, returns, wins, seats)."""
     rng = np.random.default_rng(job.seed)
-    encode = default_encoder().encode
+    encode = default_encoder(job.features).encode
     n = job.player_counts[int(rng.integers(len(job.player_counts)))]
     seat = int(rng.integers(n))
     others = job.opponents.sample(rng, n - 1)
@@ -138,6 +139,7 @@ def collect_demos(
     reward: RewardConfig,
     gamma: float,
     workers: int = 1,
+    features: tuple[str, ...] = (),
 ) -> Demos:
     """Play demonstration games until at least ``decisions`` teacher decisions are recorded."""
     seeds = np.random.SeedSequence(seed)
@@ -147,7 +149,15 @@ def collect_demos(
 
     def jobs(count: int) -> list[DemoJob]:
         return [
-            DemoJob(int(s.generate_state(1)[0]), player_counts, teacher, opponents, reward, gamma)
+            DemoJob(
+                int(s.generate_state(1)[0]),
+                player_counts,
+                teacher,
+                opponents,
+                reward,
+                gamma,
+                features,
+            )
             for s in seeds.spawn(count)
         ]
 
@@ -258,6 +268,7 @@ def pretrain(model: Any, config: Any, progress: bool = True) -> dict[str, Any]:
         reward=config.reward,
         gamma=config.ppo.gamma,
         workers=section.workers,
+        features=tuple(config.env.features),
     )
     collected = time.perf_counter() - start
     if progress:

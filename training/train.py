@@ -60,6 +60,7 @@ def env_kwargs(config: TrainConfig) -> dict[str, Any]:
         "illegal_action_penalty": config.env.illegal_action_penalty,
         "max_decisions": config.env.max_decisions,
         "teacher": config.teacher.spec,
+        "features": tuple(config.env.features),
     }
 
 
@@ -111,7 +112,9 @@ def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
     if p.obs_norm:
         from .policy import NormalizedObs, observation_statistics
 
-        mean, std = observation_statistics(config.env.player_counts, seed=config.seed)
+        mean, std = observation_statistics(
+            config.env.player_counts, seed=config.seed, features=config.env.features
+        )
         policy_kwargs["features_extractor_class"] = NormalizedObs
         policy_kwargs["features_extractor_kwargs"] = {"mean": mean, "std": std}
     policy: Any = "MlpPolicy"
@@ -119,6 +122,10 @@ def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
         from .policy import FactoredMaskablePolicy
 
         policy = FactoredMaskablePolicy
+    elif p.action_head == "battle":
+        from .policy import BattleGainPolicy
+
+        policy = BattleGainPolicy
     elif p.mask_input:
         from .policy import MaskInputPolicy
 

@@ -24,12 +24,13 @@ if TYPE_CHECKING:
 Encoder = Callable[["Game", int], Any]
 
 
-def default_encoder() -> Encoder:
-    """The environment's observation encoder: ``encode(game, player) -> observation``
-    (resolved in ``perikles_env.wrappers.encoding``, the one the training wrapper uses)."""
-    from ..wrappers.encoding import default_encoder as shared_encoder
+def encoder_for(model: Any) -> Encoder:
+    """The observation encoder the model was trained with, ``encode(game, player)``: the
+    environment's, plus the optional feature blocks its input size implies (resolved in
+    ``perikles_env.wrappers.encoding``, the one the training wrapper uses)."""
+    from ..wrappers.encoding import encoder_for_size
 
-    return shared_encoder().encode
+    return encoder_for_size(int(model.observation_space.shape[0])).encode
 
 
 class PPOAgent(Agent):
@@ -93,7 +94,7 @@ class PPOAgent(Agent):
 
     def act_state(self, game: Game, player: int, rng: np.random.Generator) -> int:
         if self._encoder is None:
-            self._encoder = default_encoder()
+            self._encoder = encoder_for(self.model)
         observation = self._encoder(game, player)
         mask = mask_from_legal(game.legal_actions(), self.model.action_space.n)
         return self.act(observation, mask, rng)

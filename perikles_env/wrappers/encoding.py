@@ -4,27 +4,85 @@
 One source of truth: the learner sees exactly what the PettingZoo env's ``observe`` gives
 that player (``perikles_env/environment/observation.py``, docs/observation.md), and a
 trained policy is later fed by the same encoder (``agents/ppo.py``).
+
+Optional derived feature blocks (``FEATURE_BLOCKS``, e.g. ``battle``: battle odds per
+location, ``battle_features.py``) are appended after that observation. A trained model's
+input size says which blocks it was trained with (``encoder_for_size``), so ``ppo:<path>``
+needs no extra setting to feed it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import gymnasium as gym
 import numpy as np
 
 from ..engine.game import Game
+from ..errors import InvalidConfigError
 
 
 @dataclass(frozen=True)
 class Encoder:
     encode: Callable[[Game, int], np.ndarray]
     space: gym.spaces.Box
+    features: tuple[str, ...] = ()
 
 
-def default_encoder() -> Encoder:
-    """A fresh encoder (incremental: keep one per env or agent, not one per call)."""
-    from ..environment.observation import ObservationEncoder, observation_space
+def _feature_blocks() -> dict[str, tuple[Callable[[Game, int], np.ndarray], int]]:
+    from . import battle_features
 
-    return Encoder(ObservationEncoder().encode, observation_space())
+    return {"battle": (battle_features.battle_features, battle_features.SIZE)}
+
+
+FEATURE_BLOCK_NAMES = ("battle",)
+
+
+def check_features(features: Sequence[str]) -> tuple[str, ...]:
+    """The feature block names as a tuple, or ``InvalidConfigError`` for unknown ones."""
+    if isinstance(features, str) or not isinstance(features, Sequence):
+        raise InvalidConfigError(f"features must be a list of names, got {features!r}")
+    for name in features:
+        if name not in FEATURE_BLOCK_NAMES:
+            raise InvalidConfigError(
+                f"unknown feature block {name!r}; known: {', '.join(FEATURE_BLOCK_NAMES)}"
+            )
+    if len(set(features)) != len(features):
+        raise InvalidConfigError(f"feature blocks repeated: {list(features)}")
+    return tuple(features)
+
+
+def default_encoder(features: Sequence[str] = ()) -> Encoder:
+    """A fresh encoder (incremental: keep one per env or agent, not one per call), with the
+    named feature blocks appended in the order given."""
+    from ..environment.observation import CLIP, ObservationEncoder, observation_size
+
+    features = check_features(features)
+    base = ObservationEncoder().encode
+    size = observation_size()
+    if not features:
+        return Encoder(base, _box(size, CLIP))
+    blocks = [_feature_blocks()[name] for name in features]
+    size += sum(n for _, n in blocks)
+
+    def encode(game: Game, player: int) -> np.ndarray:
+        return np.concatenate([base(game, player), *(f(game, player) for f, _ in blocks)])
+
+    return Encoder(encode, _box(size, CLIP), features)
+
+
+def encoder_for_size(size: int) -> Encoder:
+    """The encoder whose vector has ``size`` floats (how a saved model is fed)."""
+    from ..environment.observation import observation_size
+
+    options = [(), *((name,) for name in FEATURE_BLOCK_NAMES)]
+    blocks = _feature_blocks()
+    for features in options:
+        if observation_size() + sum(blocks[f][1] for f in features) == size:
+            return default_encoder(features)
+    raise InvalidConfigError(f"no observation encoder produces {size} features")
+
+
+def _box(size: int, clip: float) -> gym.spaces.Box:
+    return gym.spaces.Box(-1.0, clip, shape=(size,), dtype=np.float32)

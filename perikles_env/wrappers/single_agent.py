@@ -69,6 +69,7 @@ class PeriklesSingleAgentEnv(gym.Env):
         encoder: Encoder | None = None,
         render_mode: str | None = None,
         teacher: str | None = None,
+        features: Sequence[str] = (),
     ) -> None:
         super().__init__()
         self.player_counts = _player_counts(num_players)
@@ -106,7 +107,7 @@ class PeriklesSingleAgentEnv(gym.Env):
         self.reward_config = RewardConfig.from_value(reward)
         self.illegal_action_penalty = float(illegal_action_penalty)
         self.max_decisions = max_decisions
-        self.encoder = encoder or default_encoder()
+        self.encoder = encoder or default_encoder(features)
         self.render_mode = render_mode
         self.observation_space = self.encoder.space
         self.action_space = gym.spaces.Discrete(NUM_ACTIONS)

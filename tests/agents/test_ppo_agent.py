@@ -15,10 +15,9 @@ sb3_contrib = pytest.importorskip("sb3_contrib")
 wrappers = pytest.importorskip("perikles_env.wrappers")
 
 
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def train_tiny(path: Path, features: tuple[str, ...] = ()) -> Path:
     """A MaskablePPO trained for a handful of steps on the single-agent wrapper."""
-    env = wrappers.PeriklesSingleAgentEnv(num_players=3, opponents="random")
+    env = wrappers.PeriklesSingleAgentEnv(num_players=3, opponents="random", features=features)
     model = sb3_contrib.MaskablePPO(
         "MlpPolicy",
         env,
@@ -30,9 +29,30 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
         policy_kwargs={"net_arch": [16]},
     )
     model.learn(total_timesteps=32)
-    path = tmp_path_factory.mktemp("ppo") / "tiny.zip"
     model.save(path)
     return path
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return train_tiny(tmp_path_factory.mktemp("ppo") / "tiny.zip")
+
+
+def test_ppo_agent_feeds_the_feature_blocks_it_was_trained_with(tmp_path: Path) -> None:
+    """A model trained with ``features=["battle"]`` gets the battle block appended when it
+    plays as ``ppo:<path>``: its input size selects the encoder."""
+    from perikles_env.wrappers.encoding import default_encoder
+
+    path = train_tiny(tmp_path / "battle.zip", features=("battle",))
+    agent = make_agent(f"ppo:{path}")
+    moves = [(g.clone(), x) for g, p, x in play([f"ppo:{path}", "random", "random"], 5) if p == 0]
+    assert len(moves) > 20
+    encode = default_encoder(["battle"]).encode
+    for g, chosen in moves[:: max(1, len(moves) // 8)]:
+        obs = encode(g, 0)
+        mask = np.zeros(agent.model.action_space.n, dtype=bool)
+        mask[g.legal_actions()] = True
+        assert agent.act(obs, mask, np.random.default_rng(0)) == chosen
 
 
 @pytest.mark.parametrize("deterministic", [True, False])

@@ -67,12 +67,16 @@ def test_logits_are_per_id_term_plus_the_ids_group_terms():
     assert torch.allclose(logits[:, A.END_STEP], per_id[:, A.END_STEP])
 
 
-def _tiny_model(**ppo):
+def _tiny_model(features=(), **ppo):
     from training.config import config_from_dict
     from training.train import make_model, make_vec_env
 
     config = config_from_dict(
-        {"train": {"n_envs": 1, "vec_env": "dummy"}, "ppo": {"net_arch": [32, 16], **ppo}}
+        {
+            "train": {"n_envs": 1, "vec_env": "dummy"},
+            "ppo": {"net_arch": [32, 16], **ppo},
+            "env": {"features": list(features)},
+        }
     )
     env = make_vec_env(config, "random")
     try:
@@ -192,3 +196,67 @@ def test_obs_norm_model_keeps_its_statistics_in_the_saved_model(tmp_path):
     _assert_saved_model_plays_legally(model, tmp_path)
     _, params, _ = load_from_zip_file(tmp_path / "m.zip")
     assert torch.equal(params["policy"]["features_extractor.mean"], extractor.mean)
+
+
+def test_battle_gain_columns_point_at_the_placements_gains():
+    from perikles_env.engine import data as D
+    from perikles_env.environment.observation import observation_size
+    from perikles_env.wrappers.battle_features import FEATURES, PER_SLOT
+    from training.policy import battle_gain_columns
+
+    columns, weights, is_place = battle_gain_columns()
+    assert len(columns) == A.NUM_ACTIONS
+    hoplite = D.class_id(D.MILITARY_CITY_NAMES.index("argos"), D.HOPLITE, 2)
+    trireme = D.class_id(D.MILITARY_CITY_NAMES.index("athens"), D.TRIREME, 3)
+    base = observation_size()
+    for klass, slot, side, names, weight in (
+        (hoplite, 3, A.ATTACK, ("gain_att_H_1", "gain_att_H_2"), 0),
+        (trireme, 6, A.DEFEND, ("gain_def_T_1", "gain_def_T_2"), 3),
+    ):
+        action = A.place(klass, slot, side)
+        assert columns[action] == [base + slot * PER_SLOT + FEATURES.index(n) for n in names]
+        assert weights[action] == weight and is_place[action] == 1
+    assert is_place[A.END_STEP] == 0
+    assert sum(is_place) == sum(1 for a in range(A.NUM_ACTIONS) if A.decode(a)[0] == "PLACE")
+
+
+def test_battle_head_adds_weighted_gains_to_place_logits_only(tmp_path):
+    """``logit = flat head + w[side, type] · 7 · (gain_1, gain_2)`` for PLACE ids; every other
+    id keeps the flat head's logit. Checked on a real commit observation with nonzero gains."""
+    from perikles_env.engine import Game, GameConfig
+    from perikles_env.engine.phases import Phase
+    from perikles_env.wrappers.encoding import default_encoder
+    from training.policy import BattleGainPolicy
+
+    model = _tiny_model(features=["battle"], action_head="battle")
+    policy = model.policy
+    assert isinstance(policy, BattleGainPolicy)
+    optimised = {id(p) for group in policy.optimizer.param_groups for p in group["params"]}
+    assert id(policy.gain_weights) in optimised
+    encode = default_encoder(["battle"]).encode
+    rng = np.random.default_rng(0)
+    game = Game.new(GameConfig(num_players=4), seed=2)
+    obs = None
+    while obs is None or not any(
+        o != 0 for o in obs[policy.gain_columns[policy.is_place.bool()].flatten()]
+    ):
+        legal = game.legal_actions()
+        game.apply_action(legal[int(rng.integers(len(legal)))])
+        if game.phase == Phase.COMMIT:
+            obs = torch.as_tensor(encode(game, game.current))
+    with torch.no_grad():
+        policy.gain_weights.copy_(torch.arange(8, dtype=torch.float32).view(4, 2))
+        logits = policy.get_distribution(obs[None]).distribution.logits[0]
+        flat = policy.action_net(policy.mlp_extractor.forward_actor(obs[None]))[0]
+        flat = torch.log_softmax(flat, -1)
+        logits = torch.log_softmax(logits, -1)
+    columns, weights, is_place = (policy.gain_columns, policy.gain_weight_index, policy.is_place)
+    extra = torch.zeros(A.NUM_ACTIONS)
+    for a in range(A.NUM_ACTIONS):
+        if is_place[a]:
+            w = policy.gain_weights[weights[a]]
+            extra[a] = 7.0 * (w[0] * obs[columns[a][0]] + w[1] * obs[columns[a][1]])
+    assert extra.abs().sum() > 0
+    shift = torch.logsumexp(flat + extra, -1) - torch.logsumexp(flat, -1)
+    assert torch.allclose(logits, flat + extra - shift, atol=1e-5)
+    _assert_saved_model_plays_legally(model, tmp_path)

@@ -20,7 +20,7 @@ from ...engine import data as D
 from ..odds import battle_win_probability
 from ..view import PlayerView
 from .params import HeuristicParams
-from .politics import expected_statue_value
+from .politics import expected_further_defeats, track_value
 
 ATT, DEF = A.ATTACK, A.DEFEND
 SLOTS = range(D.LOCATION_SLOTS)
@@ -73,21 +73,15 @@ class Battlefield:
         self.params = params
         self.n = view.n
         self.me = view.me
-        self.strength = [0.0] * (D.LOCATION_SLOTS * 4)  # (slot * 2 + side) * 2 + type
-        self.count = [0] * (D.LOCATION_SLOTS * 4)
-        for slot in SLOTS:
-            for side in (ATT, DEF):
-                for t in TYPES:
-                    i = (slot * 2 + side) * 2 + t
-                    self.strength[i] = view.side_strength(slot, side, t)
-                    self.count[i] = view.side_count(slot, side, t)
+        self.strength, self.count = _side_totals(view)  # index (slot * 2 + side) * 2 + type
         self.main = list(view.main)
         # Statue VP each player loses when a city takes one more defeat (A.2).
+        further = expected_further_defeats(view)
         self.statue_drop = []
         for c in range(D.NUM_CITIES):
-            now = expected_statue_value(view, c)
-            drop = max(0.0, now - _after_one_more(view, c))
-            self.statue_drop.append(drop)
+            now = track_value(c, view.defeats[c] + further[c])
+            after = track_value(c, view.defeats[c] + 1 + further[c])
+            self.statue_drop.append(max(0.0, now - after))
 
     def copy(self) -> Battlefield:
         bf = object.__new__(Battlefield)
@@ -230,6 +224,27 @@ class Reinforcement(NamedTuple):
     defender: int = -1
 
 
-def _after_one_more(view: PlayerView, city: int) -> float:
-    """Expected statue value if ``city`` took one more defeat now."""
-    return expected_statue_value(view, city, view.defeats[city] + 1)
+def _side_totals(view: PlayerView) -> tuple[list[float], list[int]]:
+    """Expected strength and count of counters per (slot, side, type), in one pass over the
+    occupied boxes: ``PlayerView.side_strength`` / ``side_count`` for every index, with the
+    same order of additions (so the same floats)."""
+    strength = [0.0] * (D.LOCATION_SLOTS * 4)
+    count = [0] * (D.LOCATION_SLOTS * 4)
+    ct = D.NUM_MILITARY_CITIES * 2
+    box_count, box_known, mean = view.box_count, view.box_known, view.unknown_mean
+    for side_index in range(D.LOCATION_SLOTS * 2):  # slot * 2 + side
+        totals = [[0.0, 0.0], [0.0, 0.0]]  # [box][type]
+        seen = False
+        for box in (0, 1):
+            base = (side_index * 2 + box) * ct
+            for xt in range(ct):
+                n = box_count[base + xt]
+                if n:
+                    seen = True
+                    known = box_known[base + xt]
+                    totals[box][xt & 1] += known if known >= 0 else n * mean[xt]
+                    count[side_index * 2 + (xt & 1)] += n
+        if seen:
+            for t in TYPES:
+                strength[side_index * 2 + t] = totals[0][t] + totals[1][t]
+    return strength, count

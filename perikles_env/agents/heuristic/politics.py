@@ -40,22 +40,30 @@ def track_value(city: int, defeats: float) -> float:
 def expected_statue_value(view: PlayerView, city: int, defeats: int = -1) -> float:
     """Expected value of one statue in ``city`` at game end, from public information;
     ``defeats`` overrides the city's current defeat count."""
-    extra = 0.0
-    unseen = 0
-    for t in range(D.NUM_LOCATION_TILES):
-        if D.LOCATION_TILES[t].city != city or view.loc_done[t]:
-            continue
-        if t in view.loc_display:  # this turn's battles are still ahead
-            extra += P_DEFEAT
-        else:
-            unseen += 1
-    future_turns = D.NUM_TURNS - view.turn
-    if future_turns > 0 and view.loc_deck_left > 0:
-        drawn = min(1.0, D.LOCATION_SLOTS * future_turns / view.loc_deck_left)
-        extra += unseen * drawn * P_DEFEAT
     if defeats < 0:
         defeats = view.defeats[city]
-    return track_value(city, defeats + extra)
+    return track_value(city, defeats + expected_further_defeats(view)[city])
+
+
+def expected_further_defeats(view: PlayerView) -> list[float]:
+    """Per city, the defeats still expected this game: ``P_DEFEAT`` for each of its
+    locations on display, and for each still in the deck the chance it is drawn in a later
+    turn. One pass over the tiles for all cities (callers valuing several cities reuse it)."""
+    on_display = [0.0] * NCITY
+    unseen = [0] * NCITY
+    for t in range(D.NUM_LOCATION_TILES):
+        if view.loc_done[t]:
+            continue
+        city = D.LOCATION_TILES[t].city
+        if t in view.loc_display:  # this turn's battles are still ahead
+            on_display[city] += P_DEFEAT
+        else:
+            unseen[city] += 1
+    future_turns = D.NUM_TURNS - view.turn
+    if future_turns <= 0 or view.loc_deck_left <= 0:
+        return on_display
+    drawn = min(1.0, D.LOCATION_SLOTS * future_turns / view.loc_deck_left)
+    return [on_display[c] + unseen[c] * drawn * P_DEFEAT for c in range(NCITY)]
 
 
 def leadership_values(view: PlayerView, params: HeuristicParams) -> list[float]:
