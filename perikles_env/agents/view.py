@@ -269,6 +269,30 @@ class PlayerView:
                 n += self.box_count[b + x * 2 + unit_type]
         return n
 
+    def side_totals(self) -> tuple[list[float], list[int]]:
+        """``side_strength`` and ``side_count`` for every (slot, side, type), indexed
+        ``(slot * 2 + side) * 2 + type``, in one pass over the boxes (the same additions in
+        the same order, so the same floats)."""
+        strength = [0.0] * (D.LOCATION_SLOTS * 4)
+        count = [0] * (D.LOCATION_SLOTS * 4)
+        box_count, box_known, mean = self.box_count, self.box_known, self.unknown_mean
+        for side_index in range(D.LOCATION_SLOTS * 2):  # slot * 2 + side
+            totals = [[0.0, 0.0], [0.0, 0.0]]  # [box][type]
+            seen = False
+            for box in (0, 1):
+                base = (side_index * 2 + box) * CT
+                for xt in range(CT):  # city * 2 + type
+                    n = box_count[base + xt]
+                    if n:
+                        seen = True
+                        known = box_known[base + xt]
+                        totals[box][xt & 1] += known if known >= 0 else n * mean[xt]
+                        count[side_index * 2 + (xt & 1)] += n
+            if seen:
+                for t in (D.HOPLITE, D.TRIREME):
+                    strength[side_index * 2 + t] = totals[0][t] + totals[1][t]
+        return strength, count
+
     def city_count(self, slot: int, side: int, city: int, unit_type: int) -> int:
         n = 0
         for box in (0, 1):

@@ -53,7 +53,7 @@ def battle_features(game: Game, player: int) -> np.ndarray:
     probes = _probe_strengths(view)
     cities = [x for x in range(D.NUM_MILITARY_CITIES) if view.controlled >> x & 1]
     for slot in range(D.LOCATION_SLOTS):
-        if game.loc_done[game.loc_display[slot]]:
+        if view.loc_done[view.loc_display[slot]]:
             continue
         row = out[slot * PER_SLOT : (slot + 1) * PER_SLOT]
         row[0] = 1.0
@@ -66,25 +66,22 @@ def battle_features(game: Game, player: int) -> np.ndarray:
         for side in (ATT, DEF):
             if not any(target_status(view, player, x, slot, side) for x in cities):
                 continue
-            i = 4 + side * 4
             reinforce = bf.reinforcement(slot, side)
             before = _edge(bf.values(slot, reinforce), player)
             for t in TYPES:
-                strength = probes[t] if t in tile.rounds else 0.0
+                if not probes[t] or t not in tile.rounds:
+                    continue
                 for n in (1, 2):
-                    if strength:
-                        trial = bf.copy()
-                        _add(trial, player, slot, side, t, n * strength, n)
-                        row[i] = (_edge(trial.values(slot, reinforce), player) - before) / _VP
-                    i += 1
+                    trial = bf.copy()
+                    trial.add(player, slot, side, t, n * probes[t], n)
+                    gain = _edge(trial.values(slot, reinforce), player) - before
+                    row[4 + (side * 2 + t) * 2 + n - 1] = gain / _VP  # gain_<side>_<type>_<n>
     return np.clip(out, -1.0, 1.0, out=out)
 
 
 def _probe_strengths(view: PlayerView) -> tuple[float, float]:
     """Mean strength of the observer's own hand per type (0 if he holds none)."""
     out = []
-    if not view.controlled:
-        return 0.0, 0.0
     for t in TYPES:
         count = strength = 0
         for k in range(D.NUM_CLASSES):
@@ -93,14 +90,6 @@ def _probe_strengths(view: PlayerView) -> tuple[float, float]:
                 strength += view.my_pool[k] * D.CLASS_STRENGTH[k]
         out.append(strength / count if count else 0.0)
     return out[0], out[1]
-
-
-def _add(bf: Battlefield, player: int, slot: int, side: int, t: int, strength: float, n: int):
-    i = (slot * 2 + side) * 2 + t
-    bf.strength[i] += strength
-    bf.count[i] += n
-    if bf.main[slot * 2 + side] < 0:
-        bf.main[slot * 2 + side] = player
 
 
 def _edge(values: list[float], player: int) -> float:

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..engine.game import Game
 from ..errors import InvalidConfigError
+from . import battle_features
 
 
 @dataclass(frozen=True)
@@ -30,13 +31,11 @@ class Encoder:
     features: tuple[str, ...] = ()
 
 
-def _feature_blocks() -> dict[str, tuple[Callable[[Game, int], np.ndarray], int]]:
-    from . import battle_features
-
-    return {"battle": (battle_features.battle_features, battle_features.SIZE)}
-
-
-FEATURE_BLOCK_NAMES = ("battle",)
+# name -> (block(game, player) -> floats, its length)
+FEATURE_BLOCKS: dict[str, tuple[Callable[[Game, int], np.ndarray], int]] = {
+    "battle": (battle_features.battle_features, battle_features.SIZE),
+}
+FEATURE_BLOCK_NAMES = tuple(FEATURE_BLOCKS)
 
 
 def check_features(features: Sequence[str]) -> tuple[str, ...]:
@@ -63,7 +62,7 @@ def default_encoder(features: Sequence[str] = ()) -> Encoder:
     size = observation_size()
     if not features:
         return Encoder(base, _box(size, CLIP))
-    blocks = [_feature_blocks()[name] for name in features]
+    blocks = [FEATURE_BLOCKS[name] for name in features]
     size += sum(n for _, n in blocks)
 
     def encode(game: Game, player: int) -> np.ndarray:
@@ -77,9 +76,8 @@ def encoder_for_size(size: int) -> Encoder:
     from ..environment.observation import observation_size
 
     options = [(), *((name,) for name in FEATURE_BLOCK_NAMES)]
-    blocks = _feature_blocks()
     for features in options:
-        if observation_size() + sum(blocks[f][1] for f in features) == size:
+        if observation_size() + sum(FEATURE_BLOCKS[f][1] for f in features) == size:
             return default_encoder(features)
     raise InvalidConfigError(f"no observation encoder produces {size} features")
 

@@ -73,7 +73,7 @@ class Battlefield:
         self.params = params
         self.n = view.n
         self.me = view.me
-        self.strength, self.count = _side_totals(view)  # index (slot * 2 + side) * 2 + type
+        self.strength, self.count = view.side_totals()  # index (slot * 2 + side) * 2 + type
         self.main = list(view.main)
         # Statue VP each player loses when a city takes one more defeat (A.2).
         further = expected_further_defeats(view)
@@ -93,10 +93,14 @@ class Battlefield:
         return bf
 
     def place(self, player: int, klass: int, slot: int, side: int) -> None:
-        t = D.CLASS_TYPE[klass]
+        self.add(player, slot, side, D.CLASS_TYPE[klass], D.CLASS_STRENGTH[klass], 1)
+
+    def add(self, player: int, slot: int, side: int, t: int, strength: float, n: int) -> None:
+        """``n`` counters of type ``t`` and total ``strength`` join a side; the player
+        becomes its main player if it has none (B.7.5)."""
         i = (slot * 2 + side) * 2 + t
-        self.strength[i] += D.CLASS_STRENGTH[klass]
-        self.count[i] += 1
+        self.strength[i] += strength
+        self.count[i] += n
         if self.main[slot * 2 + side] < 0:
             self.main[slot * 2 + side] = player
 
@@ -222,29 +226,3 @@ class Reinforcement(NamedTuple):
     defence: tuple[float, float] = (0.0, 0.0)
     attacker: int = -1
     defender: int = -1
-
-
-def _side_totals(view: PlayerView) -> tuple[list[float], list[int]]:
-    """Expected strength and count of counters per (slot, side, type), in one pass over the
-    occupied boxes: ``PlayerView.side_strength`` / ``side_count`` for every index, with the
-    same order of additions (so the same floats)."""
-    strength = [0.0] * (D.LOCATION_SLOTS * 4)
-    count = [0] * (D.LOCATION_SLOTS * 4)
-    ct = D.NUM_MILITARY_CITIES * 2
-    box_count, box_known, mean = view.box_count, view.box_known, view.unknown_mean
-    for side_index in range(D.LOCATION_SLOTS * 2):  # slot * 2 + side
-        totals = [[0.0, 0.0], [0.0, 0.0]]  # [box][type]
-        seen = False
-        for box in (0, 1):
-            base = (side_index * 2 + box) * ct
-            for xt in range(ct):
-                n = box_count[base + xt]
-                if n:
-                    seen = True
-                    known = box_known[base + xt]
-                    totals[box][xt & 1] += known if known >= 0 else n * mean[xt]
-                    count[side_index * 2 + (xt & 1)] += n
-        if seen:
-            for t in TYPES:
-                strength[side_index * 2 + t] = totals[0][t] + totals[1][t]
-    return strength, count
