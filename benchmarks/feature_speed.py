@@ -1,5 +1,5 @@
 """Cost of the learner's observation: the base encoder against the optional battle block
-(``env.features: [battle]``, ``perikles_env/wrappers/battle_features.py``).
+(``env.features: [battle]``, ``perikles_env/analysis/battle_features.py``).
 
 Both are timed on the same decision points: seat 0's decisions in seeded random 4-player
 games, in game order, as the single-agent wrapper meets its learner's (one encoder kept
@@ -18,8 +18,8 @@ import statistics
 import time
 
 from perikles_env.engine import Game, GameConfig
-from perikles_env.environment.observation import ObservationEncoder
-from perikles_env.wrappers.battle_features import battle_features
+from perikles_env.analysis.observation import ObservationEncoder
+from perikles_env.analysis.battle_features import battle_features
 
 
 def decision_points(games: int, players: int) -> list[tuple[Game, int]]:

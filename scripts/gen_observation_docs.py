@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from perikles_env.environment.observation import LAYOUT, OBS_SIZE, OFFSETS, ORACLE_LAYOUT
+from perikles_env.analysis.observation import LAYOUT, OBS_SIZE, OFFSETS, ORACLE_LAYOUT
 
 DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "observation.md"
 

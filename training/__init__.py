@@ -1,4 +1,5 @@
-"""Training and evaluation tools for perikles_env (not needed to use the environment).
+"""Launchers for running the training tools from a clone (``python -m training.train``).
 
-``training.evaluate`` is the tournament evaluator (``perikles-evaluate``).
+The code lives in ``perikles_env.training`` and ships with the package; this folder is not
+installed, so no generic top-level ``training`` package ever reaches a user's environment.
 """

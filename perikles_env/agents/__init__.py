@@ -10,7 +10,7 @@ from .base import Agent, AgentError
 from .heuristic import HeuristicAgent, HeuristicParams
 from .random_agent import RandomAgent
 from .registry import agent_names, make_agent, parse_spec, register_agent, split_specs
-from .view import PlayerView
+from ..analysis.view import PlayerView
 
 __all__ = [
     "Agent",

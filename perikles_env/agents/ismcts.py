@@ -34,9 +34,9 @@ import numpy as np
 from ..errors import InvalidConfigError
 from .base import Agent
 from .heuristic.agent import HeuristicAgent, score_actions
-from .heuristic.params import HeuristicParams
-from .leaf_value import leaf_values
-from .view import PlayerView
+from ..analysis.params import HeuristicParams
+from ..analysis.leaf_value import leaf_values
+from ..analysis.view import PlayerView
 
 if TYPE_CHECKING:
     from ..engine.game import Game

@@ -2,7 +2,7 @@
 
 ``act`` feeds the environment's observation and action mask to the policy; ``act_state``
 first encodes the engine state for the player with the same observation encoder the
-training wrapper uses (``perikles_env.wrappers.encoding``), so the evaluator can play it
+training wrapper uses (``perikles_env.analysis.encoding``), so the evaluator can play it
 like any engine-level agent and the policy sees exactly what it saw in training. The model
 is loaded once, on CPU, with torch limited to one thread (evaluation runs one process per
 core).
@@ -27,8 +27,8 @@ Encoder = Callable[["Game", int], Any]
 def encoder_for(model: Any) -> Encoder:
     """The observation encoder the model was trained with, ``encode(game, player)``: the
     environment's, plus the optional feature blocks its input size implies (resolved in
-    ``perikles_env.wrappers.encoding``, the one the training wrapper uses)."""
-    from ..wrappers.encoding import encoder_for_size
+    ``perikles_env.analysis.encoding``, the one the training wrapper uses)."""
+    from ..analysis.encoding import encoder_for_size
 
     return encoder_for_size(int(model.observation_space.shape[0])).encode
 

@@ -11,7 +11,7 @@ from typing import Any
 from pettingzoo.utils import wrappers
 
 from .aec import final_rewards, raw_env
-from .observation import LAYOUT, OBS_SIZE, encode_observation, observation_space
+from ..analysis.observation import LAYOUT, OBS_SIZE, encode_observation, observation_space
 
 ENV_ID = "perikles/Perikles-v0"
 

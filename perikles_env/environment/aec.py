@@ -38,7 +38,7 @@ from pettingzoo import AECEnv
 from ..engine import NUM_ACTIONS, Game, GameConfig
 from ..engine.determinize import determinize as _determinize
 from ..errors import IllegalActionError, InvalidConfigError
-from .observation import ObservationEncoder, observation_size
+from ..analysis.observation import ObservationEncoder, observation_size
 from .render import render_text
 
 REWARD_MODES = ("win", "rank", "vp")

@@ -6,7 +6,7 @@ import pytest
 from engine.builders import game_at_battles, klass  # tests/engine (rootdir-relative)
 
 from perikles_env.agents import HeuristicParams, PlayerView
-from perikles_env.agents.heuristic.military import Battlefield
+from perikles_env.analysis.battlefield import Battlefield
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.engine.phases import Phase

@@ -12,8 +12,8 @@ from perikles_env.engine import data as D
 from perikles_env.engine.phases import Phase
 from perikles_env.errors import InvalidConfigError
 
-from .helpers import play
-from .hidden import perturb_hidden
+from tests.agents.helpers import play
+from tests.agents.hidden import perturb_hidden
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])

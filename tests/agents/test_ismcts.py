@@ -10,8 +10,8 @@ from perikles_env.agents.ismcts import ISMCTSAgent, ISMCTSParams
 from perikles_env.engine.phases import Phase
 from perikles_env.errors import InvalidConfigError
 
-from .helpers import play
-from .hidden import hidden_differs, perturb_hidden
+from tests.agents.helpers import play
+from tests.agents.hidden import hidden_differs, perturb_hidden
 
 determinize_module = pytest.importorskip(
     "perikles_env.engine.determinize", reason="determinize (issue 3) is not available yet"

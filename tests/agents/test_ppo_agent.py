@@ -9,10 +9,10 @@ import pytest
 
 from perikles_env.agents import AgentError, make_agent
 
-from .helpers import play
+from tests.agents.helpers import play
 
 sb3_contrib = pytest.importorskip("sb3_contrib")
-wrappers = pytest.importorskip("perikles_env.wrappers")
+wrappers = pytest.importorskip("perikles_env.single_agent")
 
 
 def train_tiny(path: Path, features: tuple[str, ...] = ()) -> Path:
@@ -41,7 +41,7 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_ppo_agent_feeds_the_feature_blocks_it_was_trained_with(tmp_path: Path) -> None:
     """A model trained with ``features=["battle"]`` gets the battle block appended when it
     plays as ``ppo:<path>``: its input size selects the encoder."""
-    from perikles_env.wrappers.encoding import default_encoder
+    from perikles_env.analysis.encoding import default_encoder
 
     path = train_tiny(tmp_path / "battle.zip", features=("battle",))
     agent = make_agent(f"ppo:{path}")
@@ -84,7 +84,7 @@ def test_evaluator_reloads_a_rewritten_checkpoint(tiny_model: Path, tmp_path: Pa
     import os
     import shutil
 
-    from training.evaluation.runner import agent_for, forget_agent
+    from perikles_env.training.evaluation.runner import agent_for, forget_agent
 
     path = tmp_path / "model.zip"
     shutil.copy(tiny_model, path)

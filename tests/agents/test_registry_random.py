@@ -17,7 +17,7 @@ from perikles_env.agents import (
 from perikles_env.engine import NUM_ACTIONS
 from perikles_env.errors import PeriklesError
 
-from .helpers import play
+from tests.agents.helpers import play
 
 
 def test_parse_spec() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from training.evaluate import evaluate
+from perikles_env.training.evaluate import evaluate
 
 
 @pytest.mark.slow

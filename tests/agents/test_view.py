@@ -9,8 +9,8 @@ from perikles_env.agents import PlayerView
 from perikles_env.engine import data as D
 from perikles_env.engine.phases import Phase
 
-from .helpers import play
-from .hidden import hidden_differs, perturb_hidden, revealed_slot
+from tests.agents.helpers import play
+from tests.agents.hidden import hidden_differs, perturb_hidden, revealed_slot
 
 
 def _decision_points(n: int, seed: int, every: int = 7):

@@ -15,7 +15,7 @@ from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.errors import IllegalActionError
 
-from .builders import battle_events, klass, prepare_battles, rolls, start_battles
+from tests.engine.builders import battle_events, klass, prepare_battles, rolls, start_battles
 
 ATT, DEF = 0, 1
 MAIN, ALLIED = 0, 1

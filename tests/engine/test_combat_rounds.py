@@ -14,7 +14,7 @@ from perikles_env.engine import Phase
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 
-from .builders import (
+from tests.engine.builders import (
     battle_events,
     game_at_battles,
     klass,

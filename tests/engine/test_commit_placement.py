@@ -12,7 +12,7 @@ from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.errors import IllegalActionError
 
-from .builders import (
+from tests.engine.builders import (
     ATTACK,
     CITY,
     DEFEND,

@@ -15,7 +15,7 @@ from perikles_env.engine import data as D
 from perikles_env.engine.combat import battle_win_probability, round_win_probability
 from perikles_env.engine.rng import Rng
 
-from .builders import klass, prepare_battles, reference_crt_column, start_battles
+from tests.engine.builders import klass, prepare_battles, reference_crt_column, start_battles
 
 ATT, DEF = 0, 1
 MAIN = 0

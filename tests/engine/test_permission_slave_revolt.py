@@ -13,7 +13,7 @@ from perikles_env.engine import data as D
 from perikles_env.engine.rng import Rng
 from perikles_env.errors import IllegalActionError
 
-from .builders import (
+from tests.engine.builders import (
     ATTACK,
     CITY,
     DEFEND,

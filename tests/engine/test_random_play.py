@@ -46,7 +46,7 @@ from perikles_env.engine.invariants import (
 from perikles_env.engine.rng import Rng
 from perikles_env.errors import IllegalActionError
 
-from .builders import game_at_commit, klass, put
+from tests.engine.builders import game_at_commit, klass, put
 
 PLAYER_COUNTS = (3, 4, 5)
 GAMES_PER_COUNT = 200

@@ -13,7 +13,7 @@ from perikles_env.engine import data as D
 from perikles_env.engine.game import PHASE_ACTION_RANGES
 from perikles_env.errors import IllegalActionError
 
-from .builders import (
+from tests.engine.builders import (
     clear_cubes,
     events_of,
     game_at_pick,

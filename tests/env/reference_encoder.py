@@ -1,5 +1,5 @@
 """A deliberately plain observation encoder, kept only as the reference for the fast,
-incremental one in ``perikles_env.environment.observation`` (same layout and values): it
+incremental one in ``perikles_env.analysis.observation`` (same layout and values): it
 re-encodes every block from the engine state on every call, in the most direct way.
 It reuses the layout (``OFFSETS``) and the static tables, nothing else."""
 
@@ -11,7 +11,7 @@ from perikles_env.engine import data as D
 from perikles_env.engine.determinize import known_cities, revealed_slot
 from perikles_env.engine.game import Game
 from perikles_env.engine.phases import Phase
-from perikles_env.environment.observation import CLIP, OBS_SIZE, OFFSETS, ORACLE_SIZE
+from perikles_env.analysis.observation import CLIP, OBS_SIZE, OFFSETS, ORACLE_SIZE
 
 S = D.MAX_PLAYERS
 C = D.NUM_CITIES

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from perikles_env.environment.observation import LAYOUT, OBS_SIZE, OFFSETS
+from perikles_env.analysis.observation import LAYOUT, OBS_SIZE, OFFSETS
 
 ROOT = Path(__file__).resolve().parents[2]
 

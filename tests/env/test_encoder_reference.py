@@ -12,14 +12,14 @@ import pytest
 from perikles_env import env
 from perikles_env.engine import Game, GameConfig, Phase
 from perikles_env.engine.determinize import determinize
-from perikles_env.environment.observation import (
+from perikles_env.analysis.observation import (
     OBS_SIZE,
     ORACLE_SIZE,
     ObservationEncoder,
     encode_observation,
 )
 
-from .reference_encoder import reference_observation
+from tests.env.reference_encoder import reference_observation
 
 
 def game_states(n: int, seed: int) -> list[Game]:

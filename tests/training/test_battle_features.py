@@ -1,4 +1,4 @@
-"""The optional ``battle`` observation block (perikles_env/wrappers/battle_features.py):
+"""The optional ``battle`` observation block (perikles_env/analysis/battle_features.py):
 exact C.5-C.6 odds and the observer's stake per location, from what he may know (F)."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import pytest
 from perikles_env.engine import data as D
 from perikles_env.engine.actions import ATTACK
 from perikles_env.engine.combat import battle_win_probability
-from perikles_env.environment.observation import ObservationEncoder, observation_size
+from perikles_env.analysis.observation import ObservationEncoder, observation_size
 from perikles_env.errors import InvalidConfigError
-from perikles_env.wrappers import PeriklesSingleAgentEnv
-from perikles_env.wrappers.battle_features import FEATURES, PER_SLOT, SIZE, battle_features
-from perikles_env.wrappers.encoding import default_encoder, encoder_for_size
+from perikles_env.single_agent import PeriklesSingleAgentEnv
+from perikles_env.analysis.battle_features import FEATURES, PER_SLOT, SIZE, battle_features
+from perikles_env.analysis.encoding import default_encoder, encoder_for_size
 from tests.agents.helpers import play
 from tests.agents.hidden import perturb_hidden
 from tests.engine.builders import game_at_commit, klass, put

@@ -9,7 +9,7 @@ import pytest
 
 from perikles_env.agents import RandomAgent, register_agent
 from perikles_env.errors import InvalidConfigError
-from training.evaluate import evaluate, main
+from perikles_env.training.evaluate import evaluate, main
 
 
 def _numbers(run_dir: Path) -> dict:

@@ -7,11 +7,11 @@ import math
 
 import pytest
 
-from training.evaluate import build_jobs
-from training.evaluation.config import EvalConfig, expand_lineup
-from training.evaluation.results import summarise_matchup
-from training.evaluation.runner import GameRecord, game_seeds, seat_lineup
-from training.evaluation.stats import (
+from perikles_env.training.evaluate import build_jobs
+from perikles_env.training.evaluation.config import EvalConfig, expand_lineup
+from perikles_env.training.evaluation.results import summarise_matchup
+from perikles_env.training.evaluation.runner import GameRecord, game_seeds, seat_lineup
+from perikles_env.training.evaluation.stats import (
     bootstrap_mean_ci,
     fractional_ranks,
     head_to_head,

@@ -7,9 +7,9 @@ import pickle
 
 import pytest
 
-from training.callbacks import BudgetLinearSchedule, RunState, TimeLimitCallback
-from training.config import config_from_dict
-from training.train import make_model, make_vec_env
+from perikles_env.training.callbacks import BudgetLinearSchedule, RunState, TimeLimitCallback
+from perikles_env.training.config import config_from_dict
+from perikles_env.training.train import make_model, make_vec_env
 
 
 def test_schedule_follows_the_budget_that_runs_out_first():

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from perikles_env.engine import actions as A
-from training.policy import FactoredActionHead, action_factors
+from perikles_env.training.policy import FactoredActionHead, action_factors
 
 
 def test_place_ids_share_slot_side_city_type_and_class_terms():
@@ -68,8 +68,8 @@ def test_logits_are_per_id_term_plus_the_ids_group_terms():
 
 
 def _tiny_model(features=(), **ppo):
-    from training.config import config_from_dict
-    from training.train import make_model, make_vec_env
+    from perikles_env.training.config import config_from_dict
+    from perikles_env.training.train import make_model, make_vec_env
 
     config = config_from_dict(
         {
@@ -110,7 +110,7 @@ def test_factored_model_saves_and_plays_as_ppo_agent(tmp_path):
 
 
 def test_shared_first_layer_model_saves_and_plays_as_ppo_agent(tmp_path):
-    from training.policy import SharedMlp
+    from perikles_env.training.policy import SharedMlp
 
     model = _tiny_model(shared_layers=1)
     assert isinstance(model.policy.features_extractor, SharedMlp)
@@ -119,7 +119,7 @@ def test_shared_first_layer_model_saves_and_plays_as_ppo_agent(tmp_path):
 
 
 def test_mask_input_actor_reads_the_mask_and_critic_does_not(tmp_path):
-    from training.policy import MaskInputPolicy
+    from perikles_env.training.policy import MaskInputPolicy
 
     model = _tiny_model(mask_input=True)
     policy = model.policy
@@ -158,8 +158,8 @@ def test_mask_input_actor_reads_the_mask_and_critic_does_not(tmp_path):
 def test_observation_statistics_match_the_layout_of_random_play():
     """The one-hot blocks of the layout give exact statistics: a 4-player game always sets
     ``num_players[1]``, and exactly one of the three turns is set per decision."""
-    from perikles_env.environment.observation import OFFSETS
-    from training.policy import observation_statistics
+    from perikles_env.analysis.observation import OFFSETS
+    from perikles_env.training.policy import observation_statistics
 
     mean, std = observation_statistics([4], decisions=2_000, seed=3)
     a = OFFSETS["num_players"][0]
@@ -175,7 +175,7 @@ def test_observation_statistics_match_the_layout_of_random_play():
 def test_normalized_obs_standardises_with_a_floor_and_clips():
     import gymnasium as gym
 
-    from training.policy import NormalizedObs
+    from perikles_env.training.policy import NormalizedObs
 
     space = gym.spaces.Box(-1.0, 4.0, shape=(3,), dtype=np.float32)
     layer = NormalizedObs(space, mean=[0.5, 0.0, 1.0], std=[0.25, 0.0, 2.0])
@@ -187,7 +187,7 @@ def test_normalized_obs_standardises_with_a_floor_and_clips():
 def test_obs_norm_model_keeps_its_statistics_in_the_saved_model(tmp_path):
     from stable_baselines3.common.save_util import load_from_zip_file
 
-    from training.policy import NormalizedObs
+    from perikles_env.training.policy import NormalizedObs
 
     model = _tiny_model(obs_norm=True)
     extractor = model.policy.features_extractor
@@ -200,9 +200,9 @@ def test_obs_norm_model_keeps_its_statistics_in_the_saved_model(tmp_path):
 
 def test_battle_gain_columns_point_at_the_placements_gains():
     from perikles_env.engine import data as D
-    from perikles_env.environment.observation import observation_size
-    from perikles_env.wrappers.battle_features import FEATURES, PER_SLOT
-    from training.policy import battle_gain_columns
+    from perikles_env.analysis.observation import observation_size
+    from perikles_env.analysis.battle_features import FEATURES, PER_SLOT
+    from perikles_env.training.policy import battle_gain_columns
 
     columns, weights, is_place = battle_gain_columns()
     assert len(columns) == A.NUM_ACTIONS
@@ -225,8 +225,8 @@ def test_battle_head_adds_weighted_gains_to_place_logits_only(tmp_path):
     id keeps the flat head's logit. Checked on a real commit observation with nonzero gains."""
     from perikles_env.engine import Game, GameConfig
     from perikles_env.engine.phases import Phase
-    from perikles_env.wrappers.encoding import default_encoder
-    from training.policy import BattleGainPolicy
+    from perikles_env.analysis.encoding import default_encoder
+    from perikles_env.training.policy import BattleGainPolicy
 
     model = _tiny_model(features=["battle"], action_head="battle")
     policy = model.policy

@@ -1,4 +1,4 @@
-"""``reward.potential: expected`` (perikles_env/wrappers/rewards.py): the shaping potential
+"""``reward.potential: expected`` (perikles_env/single_agent/rewards.py): the shaping potential
 measured with the search leaf model, so a counter committed where it changes the battle odds
 (C.5-C.6) is paid when placed; the estimate reads only what the learner may know (F)."""
 
@@ -7,15 +7,15 @@ from __future__ import annotations
 import pytest
 from test_wrapper import play_random
 
-from perikles_env.agents.heuristic.military import Battlefield
-from perikles_env.agents.heuristic.params import HeuristicParams
-from perikles_env.agents.view import PlayerView
+from perikles_env.analysis.battlefield import Battlefield
+from perikles_env.analysis.params import HeuristicParams
+from perikles_env.analysis.view import PlayerView
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.engine.phases import Phase
 from perikles_env.errors import InvalidConfigError
-from perikles_env.wrappers import PeriklesSingleAgentEnv, RewardConfig
-from perikles_env.wrappers.rewards import potential
+from perikles_env.single_agent import PeriklesSingleAgentEnv, RewardConfig
+from perikles_env.single_agent.rewards import potential
 from tests.agents.helpers import play
 from tests.agents.hidden import perturb_hidden
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from training.config import OpponentSection
-from training.selfplay import SelfPlayPool
+from perikles_env.training.config import OpponentSection
+from perikles_env.training.selfplay import SelfPlayPool
 
 
 def section(**kw):

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from training.config import load_config
-from training.train import main, make_model, make_vec_env
+from perikles_env.training.config import load_config
+from perikles_env.training.train import main, make_model, make_vec_env
 
 SMOKE = Path(__file__).resolve().parents[2] / "configs" / "smoke.yaml"
 

@@ -9,11 +9,11 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 from perikles_env.agents import register_agent
 from perikles_env.agents.base import Agent
-from perikles_env.wrappers import PeriklesSingleAgentEnv, make_env_fn
-from training.config import config_from_dict
-from training.kickstart import KickstartCallback
-from training.train import make_model
-from training.vec_env import BatchedSubprocVecEnv
+from perikles_env.single_agent import PeriklesSingleAgentEnv, make_env_fn
+from perikles_env.training.config import config_from_dict
+from perikles_env.training.kickstart import KickstartCallback
+from perikles_env.training.train import make_model
+from perikles_env.training.vec_env import BatchedSubprocVecEnv
 
 
 class FirstLegal(Agent):

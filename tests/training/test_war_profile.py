@@ -3,7 +3,7 @@ and the table tells the heuristic's war from a random player's."""
 
 from __future__ import annotations
 
-from training.war_profile import main, profile
+from perikles_env.training.war_profile import main, profile
 
 
 def test_counts_agree_with_the_agents_actions():

@@ -1,4 +1,4 @@
-"""The single-agent wrapper (perikles_env/wrappers): env checkers, illegal actions, rewards from
+"""The single-agent wrapper (perikles_env/single_agent): env checkers, illegal actions, rewards from
 the learner's point of view, seeding, seats and player counts."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-import perikles_env.wrappers.single_agent as single_agent_module
+import perikles_env.single_agent.env as single_agent_module
 from perikles_env.engine import NUM_ACTIONS, Game, GameConfig
 from perikles_env.engine import data as D
 from perikles_env.errors import InvalidConfigError
-from perikles_env.wrappers import OpponentPool, PeriklesSingleAgentEnv, RewardConfig
+from perikles_env.single_agent import OpponentPool, PeriklesSingleAgentEnv, RewardConfig
 
 
 def play_random(env: PeriklesSingleAgentEnv, seed: int, steps: int | None = None):
@@ -201,7 +201,7 @@ def test_win_reward_is_zero_sum_over_seats():
     rng = np.random.default_rng(1)
     while not g.is_terminal:
         g.apply_action(int(rng.choice(g.legal_actions())))
-    from perikles_env.wrappers.rewards import win_reward
+    from perikles_env.single_agent.rewards import win_reward
 
     assert sum(win_reward(g, p) for p in range(5)) == pytest.approx(0.0)
 
@@ -210,7 +210,7 @@ def test_action_masks_work_through_subproc_vec_env():
     from sb3_contrib.common.maskable.utils import get_action_masks
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
-    from perikles_env.wrappers import make_env_fn
+    from perikles_env.single_agent import make_env_fn
 
     vec = SubprocVecEnv([make_env_fn(i, num_players=4) for i in range(2)])
     try:

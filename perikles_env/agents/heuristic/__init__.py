@@ -1,6 +1,6 @@
 """The rule-based heuristic player; see ``agent.py`` and docs/agents.md."""
 
 from .agent import HeuristicAgent
-from .params import HeuristicParams
+from ...analysis.params import HeuristicParams
 
 __all__ = ["HeuristicAgent", "HeuristicParams"]

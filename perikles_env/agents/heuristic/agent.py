@@ -17,11 +17,11 @@ from ...engine import actions as A
 from ...engine import data as D
 from ...engine.phases import Phase
 from ..base import Agent, pick_best
-from ..view import PlayerView
+from ...analysis.view import PlayerView
 from .commit import score_commit
-from .military import ATT, DEF, Battlefield
-from .params import HeuristicParams
-from .politics import Layout, PoliticalModel, seat_of, tile_value
+from ...analysis.battlefield import ATT, DEF, Battlefield
+from ...analysis.params import HeuristicParams
+from ...analysis.politics import Layout, PoliticalModel, seat_of, tile_value
 
 if TYPE_CHECKING:
     from ...engine.game import Game
@@ -283,7 +283,7 @@ def _score_permission(params: HeuristicParams, view: PlayerView, legal: list[int
 
 def _battle_probability(view: PlayerView, tokens: tuple[int, int], doubled: bool) -> float:
     """P(attacker wins) from the current round on, with revealed (exact) strengths."""
-    from ..odds import battle_win_probability
+    from ...analysis.odds import battle_win_probability
 
     slot = view.b_slot
     tile = view.location(slot)

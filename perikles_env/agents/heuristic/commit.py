@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from ...engine import actions as A
 from ...engine import data as D
-from ..view import PlayerView
-from .military import ATT, DEF, Battlefield, Reinforcement, target_status
-from .params import HeuristicParams
+from ...analysis.view import PlayerView
+from ...analysis.battlefield import ATT, DEF, Battlefield, Reinforcement, target_status
+from ...analysis.params import HeuristicParams
 
 PLACE_THRESHOLD = 0.05
 # Minimum gain before Slave Revolt is spent, by turn (the tile is once per game, D.4).

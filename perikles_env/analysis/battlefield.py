@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ...engine import actions as A
-from ...engine import data as D
-from ..odds import battle_win_probability
-from ..view import PlayerView
+from ..engine import actions as A
+from ..engine import data as D
+from .odds import battle_win_probability
+from .view import PlayerView
 from .params import HeuristicParams
 from .politics import expected_further_defeats, track_value
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..agents.leaf_value import expected_vp
+from ..analysis.leaf_value import expected_vp
 from ..engine.game import Game
 from ..errors import InvalidConfigError
 

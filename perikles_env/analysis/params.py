@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from ...errors import InvalidConfigError
+from ..errors import InvalidConfigError
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,6 @@
 
 from .opponents import OpponentPool
 from .rewards import RewardConfig
-from .single_agent import PeriklesSingleAgentEnv, make_env_fn
+from .env import PeriklesSingleAgentEnv, make_env_fn
 
 __all__ = ["OpponentPool", "PeriklesSingleAgentEnv", "RewardConfig", "make_env_fn"]

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 
 from ..engine import data as D
 from ..engine.phases import Phase
-from .heuristic.military import Battlefield
-from .heuristic.params import HeuristicParams
-from .heuristic.politics import PoliticalModel, expected_statue_value
+from .battlefield import Battlefield
+from .params import HeuristicParams
+from .politics import PoliticalModel, expected_statue_value
 from .view import PlayerView
 
 if TYPE_CHECKING:

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..agents.heuristic.military import ATT, DEF, TYPES, Battlefield, target_status
-from ..agents.heuristic.params import HeuristicParams
-from ..agents.view import PlayerView
+from .battlefield import ATT, DEF, TYPES, Battlefield, target_status
+from .params import HeuristicParams
+from .view import PlayerView
 from ..engine import data as D
 from ..engine.game import Game
 

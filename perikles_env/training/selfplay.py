@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perikles_env.wrappers import OpponentPool
+from perikles_env.single_agent import OpponentPool
 
 from .config import SELF_KEYS, SELF_LATEST, SELF_PAST, OpponentSection
 

@@ -34,7 +34,7 @@ from ..agents import Agent, AgentError, RandomAgent, make_agent, parse_spec
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig
 from ..engine import data as D
 from ..errors import InvalidConfigError
-from .encoding import Encoder, default_encoder
+from ..analysis.encoding import Encoder, default_encoder
 from .opponents import OpponentPool
 from .rewards import RewardConfig, RewardTracker
 

@@ -2,7 +2,7 @@
 ``ppo:<path>``.
 
 One source of truth: the learner sees exactly what the PettingZoo env's ``observe`` gives
-that player (``perikles_env/environment/observation.py``, docs/observation.md), and a
+that player (``perikles_env.analysis.observation.py``, docs/observation.md), and a
 trained policy is later fed by the same encoder (``agents/ppo.py``).
 
 Optional derived feature blocks (``FEATURE_BLOCKS``, e.g. ``battle``: battle odds per
@@ -55,7 +55,7 @@ def check_features(features: Sequence[str]) -> tuple[str, ...]:
 def default_encoder(features: Sequence[str] = ()) -> Encoder:
     """A fresh encoder (incremental: keep one per env or agent, not one per call), with the
     named feature blocks appended in the order given."""
-    from ..environment.observation import CLIP, ObservationEncoder, observation_size
+    from .observation import CLIP, ObservationEncoder, observation_size
 
     features = check_features(features)
     base = ObservationEncoder().encode
@@ -73,7 +73,7 @@ def default_encoder(features: Sequence[str] = ()) -> Encoder:
 
 def encoder_for_size(size: int) -> Encoder:
     """The encoder whose vector has ``size`` floats (how a saved model is fed)."""
-    from ..environment.observation import observation_size
+    from .observation import observation_size
 
     options = [(), *((name,) for name in FEATURE_BLOCK_NAMES)]
     for features in options:

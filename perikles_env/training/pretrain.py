@@ -32,9 +32,9 @@ import numpy as np
 
 from perikles_env.agents import make_agent
 from perikles_env.engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig
-from perikles_env.wrappers import OpponentPool, RewardConfig
-from perikles_env.wrappers.encoding import default_encoder
-from perikles_env.wrappers.rewards import RewardTracker
+from perikles_env.single_agent import OpponentPool, RewardConfig
+from perikles_env.analysis.encoding import default_encoder
+from perikles_env.single_agent.rewards import RewardTracker
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,9 @@ supply after the election, so they are not counted. Options are scored as
 
 from __future__ import annotations
 
-from ...engine import actions as A
-from ...engine import data as D
-from ..view import PlayerView
+from ..engine import actions as A
+from ..engine import data as D
+from .view import PlayerView
 from .params import HeuristicParams
 
 NCITY = D.NUM_CITIES
