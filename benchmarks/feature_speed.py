@@ -17,9 +17,9 @@ import random
 import statistics
 import time
 
-from perikles_env.engine import Game, GameConfig
-from perikles_env.analysis.observation import ObservationEncoder
 from perikles_env.analysis.battle_features import battle_features
+from perikles_env.analysis.observation import ObservationEncoder
+from perikles_env.engine import Game, GameConfig
 
 
 def decision_points(games: int, players: int) -> list[tuple[Game, int]]:

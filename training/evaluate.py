@@ -1,4 +1,4 @@
-"""Launcher for ``python -m training.evaluate`` from a clone; the code is ``perikles_env.training.evaluate``."""
+"""``python -m training.evaluate`` from a clone runs ``perikles_env.training.evaluate``."""
 
 from perikles_env.training.evaluate import main
 

@@ -1,4 +1,4 @@
-"""Launcher for ``python -m training.train`` from a clone; the code is ``perikles_env.training.train``."""
+"""``python -m training.train`` from a clone runs ``perikles_env.training.train``."""
 
 from perikles_env.training.train import main
 

@@ -1,4 +1,4 @@
-"""Launcher for ``python -m training.war_profile`` from a clone; the code is ``perikles_env.training.war_profile``."""
+"""``python -m training.war_profile`` from a clone runs ``perikles_env.training.war_profile``."""
 
 from perikles_env.training.war_profile import main
 

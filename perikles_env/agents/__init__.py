@@ -6,11 +6,11 @@
 ``act_state(game, player, rng) -> int`` and see only what that player may know.
 """
 
+from ..analysis.view import PlayerView
 from .base import Agent, AgentError
 from .heuristic import HeuristicAgent, HeuristicParams
 from .random_agent import RandomAgent
 from .registry import agent_names, make_agent, parse_spec, register_agent, split_specs
-from ..analysis.view import PlayerView
 
 __all__ = [
     "Agent",

@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..analysis.leaf_value import leaf_values
+from ..analysis.params import HeuristicParams
+from ..analysis.view import PlayerView
 from ..errors import InvalidConfigError
 from .base import Agent
 from .heuristic.agent import HeuristicAgent, score_actions
-from ..analysis.params import HeuristicParams
-from ..analysis.leaf_value import leaf_values
-from ..analysis.view import PlayerView
 
 if TYPE_CHECKING:
     from ..engine.game import Game

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engine import data as D
+from ..engine.game import Game
 from .battlefield import ATT, DEF, TYPES, Battlefield, target_status
 from .params import HeuristicParams
 from .view import PlayerView
-from ..engine import data as D
-from ..engine.game import Game
 
 FEATURES = ("open", "p_attack", "value", "edge") + tuple(
     f"gain_{s}_{t}_{n}" for s in ("att", "def") for t in ("H", "T") for n in (1, 2)

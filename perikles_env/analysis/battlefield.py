@@ -18,9 +18,9 @@ from typing import NamedTuple
 from ..engine import actions as A
 from ..engine import data as D
 from .odds import battle_win_probability
-from .view import PlayerView
 from .params import HeuristicParams
 from .politics import expected_further_defeats, track_value
+from .view import PlayerView
 
 ATT, DEF = A.ATTACK, A.DEFEND
 SLOTS = range(D.LOCATION_SLOTS)

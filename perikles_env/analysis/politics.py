@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from ..engine import actions as A
 from ..engine import data as D
-from .view import PlayerView
 from .params import HeuristicParams
+from .view import PlayerView
 
 NCITY = D.NUM_CITIES
 P_DEFEAT = 0.3  # rough chance that a displayed location of a city brings it a defeat

@@ -10,8 +10,8 @@ from typing import Any
 
 from pettingzoo.utils import wrappers
 
-from .aec import final_rewards, raw_env
 from ..analysis.observation import LAYOUT, OBS_SIZE, encode_observation, observation_space
+from .aec import final_rewards, raw_env
 
 ENV_ID = "perikles/Perikles-v0"
 

@@ -35,10 +35,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from ..analysis.observation import ObservationEncoder, observation_size
 from ..engine import NUM_ACTIONS, Game, GameConfig
 from ..engine.determinize import determinize as _determinize
 from ..errors import IllegalActionError, InvalidConfigError
-from ..analysis.observation import ObservationEncoder, observation_size
 from .render import render_text
 
 REWARD_MODES = ("win", "rank", "vp")

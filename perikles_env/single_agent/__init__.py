@@ -4,8 +4,8 @@
 ``OpponentPool``; rewards from the learner's point of view (``RewardConfig``).
 """
 
+from .env import PeriklesSingleAgentEnv, make_env_fn
 from .opponents import OpponentPool
 from .rewards import RewardConfig
-from .env import PeriklesSingleAgentEnv, make_env_fn
 
 __all__ = ["OpponentPool", "PeriklesSingleAgentEnv", "RewardConfig", "make_env_fn"]

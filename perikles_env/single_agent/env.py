@@ -31,10 +31,10 @@ import gymnasium as gym
 import numpy as np
 
 from ..agents import Agent, AgentError, RandomAgent, make_agent, parse_spec
+from ..analysis.encoding import Encoder, default_encoder
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig
 from ..engine import data as D
 from ..errors import InvalidConfigError
-from ..analysis.encoding import Encoder, default_encoder
 from .opponents import OpponentPool
 from .rewards import RewardConfig, RewardTracker
 

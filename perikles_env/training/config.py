@@ -20,11 +20,11 @@ from typing import Any, Union
 import yaml
 
 from perikles_env.agents import AgentError, make_agent, parse_spec
+from perikles_env.analysis.encoding import check_features
 from perikles_env.engine import MAX_GAME_DECISIONS
 from perikles_env.engine import data as D
 from perikles_env.errors import InvalidConfigError
 from perikles_env.single_agent import RewardConfig
-from perikles_env.analysis.encoding import check_features
 
 SELF_LATEST = "self_latest"
 SELF_PAST = "self_past"

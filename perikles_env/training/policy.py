@@ -3,8 +3,8 @@ network (``ppo.shared_layers``).
 
 Why: the observation has ~1,600 features, so the first layer dominates the cost of PPO's
 update on a small CPU; SB3's ``MlpPolicy`` gives the policy and the value network each
-their own copy of it. Sharing it halves that cost. Saved models refer to this class, so
-``perikles_env.training.policy`` must be importable where a model is loaded (it is, with the package).
+their own copy of it. Sharing it halves that cost. Saved models refer to this class,
+so ``perikles_env.training.policy`` must be importable where a model is loaded.
 """
 
 from __future__ import annotations
@@ -54,8 +54,8 @@ def observation_statistics(
     """
     import numpy as np
 
-    from perikles_env.engine import Game, GameConfig
     from perikles_env.analysis.encoding import default_encoder
+    from perikles_env.engine import Game, GameConfig
 
     rng = np.random.default_rng(seed)
     encode = default_encoder(features).encode
@@ -271,10 +271,10 @@ def battle_gain_columns() -> tuple[list[list[int]], list[int], list[int]]:
     placement matches (``gain_<side>_<type>_1`` and ``_2`` at its slot, in the battle
     block that ``env.features: [battle]`` appends), which of the 8 (side, type, n) weights
     it uses, and 1 for PLACE ids (0 for the others, whose columns are placeholders)."""
+    from perikles_env.analysis.battle_features import FEATURES, PER_SLOT
+    from perikles_env.analysis.observation import observation_size
     from perikles_env.engine import actions as A
     from perikles_env.engine import data as D
-    from perikles_env.analysis.observation import observation_size
-    from perikles_env.analysis.battle_features import FEATURES, PER_SLOT
 
     base = observation_size()
     side_names, type_names = ("att", "def"), ("H", "T")

@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from perikles_env.agents import make_agent
+from perikles_env.analysis.encoding import default_encoder
 from perikles_env.engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig
 from perikles_env.single_agent import OpponentPool, RewardConfig
-from perikles_env.analysis.encoding import default_encoder
 from perikles_env.single_agent.rewards import RewardTracker
 
 

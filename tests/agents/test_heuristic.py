@@ -11,7 +11,6 @@ from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.engine.phases import Phase
 from perikles_env.errors import InvalidConfigError
-
 from tests.agents.helpers import play
 from tests.agents.hidden import perturb_hidden
 

@@ -9,7 +9,6 @@ from perikles_env.agents import make_agent
 from perikles_env.agents.ismcts import ISMCTSAgent, ISMCTSParams
 from perikles_env.engine.phases import Phase
 from perikles_env.errors import InvalidConfigError
-
 from tests.agents.helpers import play
 from tests.agents.hidden import hidden_differs, perturb_hidden
 

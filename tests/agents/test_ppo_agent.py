@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from perikles_env.agents import AgentError, make_agent
-
 from tests.agents.helpers import play
 
 sb3_contrib = pytest.importorskip("sb3_contrib")

@@ -16,7 +16,6 @@ from perikles_env.agents import (
 )
 from perikles_env.engine import NUM_ACTIONS
 from perikles_env.errors import PeriklesError
-
 from tests.agents.helpers import play
 
 

@@ -8,7 +8,6 @@ from engine.builders import DEFEND, game_at_commit, klass, place  # tests/engine
 from perikles_env.agents import PlayerView
 from perikles_env.engine import data as D
 from perikles_env.engine.phases import Phase
-
 from tests.agents.helpers import play
 from tests.agents.hidden import hidden_differs, perturb_hidden, revealed_slot
 

@@ -14,7 +14,6 @@ from perikles_env.engine import Game, Phase
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.errors import IllegalActionError
-
 from tests.engine.builders import battle_events, klass, prepare_battles, rolls, start_battles
 
 ATT, DEF = 0, 1

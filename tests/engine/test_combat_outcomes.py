@@ -9,8 +9,14 @@ from perikles_env.engine import Phase
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.errors import IllegalActionError
-
-from tests.engine.builders import battle_events, game_at_battles, klass, prepare_battles, rolls, start_battles
+from tests.engine.builders import (
+    battle_events,
+    game_at_battles,
+    klass,
+    prepare_battles,
+    rolls,
+    start_battles,
+)
 
 ATT, DEF = 0, 1
 MAIN, ALLIED = 0, 1

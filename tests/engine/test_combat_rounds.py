@@ -13,7 +13,6 @@ import pytest
 from perikles_env.engine import Phase
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
-
 from tests.engine.builders import (
     battle_events,
     game_at_battles,

@@ -9,7 +9,6 @@ from perikles_env.engine import Phase
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.errors import IllegalActionError
-
 from tests.engine.builders import (
     ATTACK,
     begin_commit,

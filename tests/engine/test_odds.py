@@ -14,7 +14,6 @@ import pytest
 from perikles_env.engine import data as D
 from perikles_env.engine.combat import battle_win_probability, round_win_probability
 from perikles_env.engine.rng import Rng
-
 from tests.engine.builders import klass, prepare_battles, reference_crt_column, start_battles
 
 ATT, DEF = 0, 1

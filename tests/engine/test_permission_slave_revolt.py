@@ -12,7 +12,6 @@ from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.engine.rng import Rng
 from perikles_env.errors import IllegalActionError
-
 from tests.engine.builders import (
     ATTACK,
     CITY,

@@ -8,7 +8,6 @@ import pytest
 from perikles_env.engine import Game, Phase
 from perikles_env.engine import actions as A
 from perikles_env.errors import IllegalActionError
-
 from tests.engine.builders import (
     clear_cubes,
     events_of,

@@ -45,7 +45,6 @@ from perikles_env.engine.invariants import (
 )
 from perikles_env.engine.rng import Rng
 from perikles_env.errors import IllegalActionError
-
 from tests.engine.builders import game_at_commit, klass, put
 
 PLAYER_COUNTS = (3, 4, 5)

@@ -10,7 +10,6 @@ from perikles_env.engine import Game, Phase
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.errors import IllegalActionError
-
 from tests.engine.builders import (
     clear_cubes,
     events_of,

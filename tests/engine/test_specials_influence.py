@@ -12,7 +12,6 @@ from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.engine.game import PHASE_ACTION_RANGES
 from perikles_env.errors import IllegalActionError
-
 from tests.engine.builders import (
     clear_cubes,
     events_of,

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from perikles_env.analysis.observation import CLIP, OBS_SIZE, OFFSETS, ORACLE_SIZE
 from perikles_env.engine import data as D
 from perikles_env.engine.determinize import known_cities, revealed_slot
 from perikles_env.engine.game import Game
 from perikles_env.engine.phases import Phase
-from perikles_env.analysis.observation import CLIP, OBS_SIZE, OFFSETS, ORACLE_SIZE
 
 S = D.MAX_PLAYERS
 C = D.NUM_CITIES

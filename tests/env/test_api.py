@@ -7,9 +7,9 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from perikles_env import env, raw_env
+from perikles_env.analysis.observation import OBS_SIZE
 from perikles_env.engine import NUM_ACTIONS, Game, GameConfig
 from perikles_env.environment import ENV_ID, final_rewards
-from perikles_env.analysis.observation import OBS_SIZE
 from perikles_env.errors import IllegalActionError, InvalidConfigError
 
 

@@ -10,15 +10,14 @@ import numpy as np
 import pytest
 
 from perikles_env import env
-from perikles_env.engine import Game, GameConfig, Phase
-from perikles_env.engine.determinize import determinize
 from perikles_env.analysis.observation import (
     OBS_SIZE,
     ORACLE_SIZE,
     ObservationEncoder,
     encode_observation,
 )
-
+from perikles_env.engine import Game, GameConfig, Phase
+from perikles_env.engine.determinize import determinize
 from tests.env.reference_encoder import reference_observation
 
 

@@ -11,11 +11,11 @@ import sys
 import numpy as np
 import pytest
 
+from perikles_env.analysis.observation import encode_observation
 from perikles_env.engine import Game, GameConfig, Phase
 from perikles_env.engine import data as D
 from perikles_env.engine.determinize import determinize, known_cities, revealed_slot
 from perikles_env.engine.rng import Rng
-from perikles_env.analysis.observation import encode_observation
 
 NC = D.NUM_CLASSES
 BATTLE = (Phase.BATTLE_SPECIAL, Phase.CASUALTY)

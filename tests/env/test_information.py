@@ -11,15 +11,15 @@ import numpy as np
 import pytest
 
 from perikles_env import env
-from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, Phase
-from perikles_env.engine import data as D
-from perikles_env.engine.determinize import determinize, known_cities
 from perikles_env.analysis.observation import (
     OBS_SIZE,
     OFFSETS,
     ObservationEncoder,
     encode_observation,
 )
+from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, Phase
+from perikles_env.engine import data as D
+from perikles_env.engine.determinize import determinize, known_cities
 from perikles_env.environment.render import render_text
 
 

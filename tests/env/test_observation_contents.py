@@ -8,9 +8,9 @@ import random
 import numpy as np
 import pytest
 
+from perikles_env.analysis.observation import OFFSETS, ObservationEncoder
 from perikles_env.engine import Game, GameConfig, Phase
 from perikles_env.engine import data as D
-from perikles_env.analysis.observation import OFFSETS, ObservationEncoder
 
 S = D.MAX_PLAYERS
 M = D.NUM_MILITARY_CITIES

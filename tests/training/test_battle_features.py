@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from perikles_env.analysis.battle_features import FEATURES, PER_SLOT, SIZE, battle_features
+from perikles_env.analysis.encoding import default_encoder, encoder_for_size
+from perikles_env.analysis.observation import ObservationEncoder, observation_size
 from perikles_env.engine import data as D
 from perikles_env.engine.actions import ATTACK
 from perikles_env.engine.combat import battle_win_probability
-from perikles_env.analysis.observation import ObservationEncoder, observation_size
 from perikles_env.errors import InvalidConfigError
 from perikles_env.single_agent import PeriklesSingleAgentEnv
-from perikles_env.analysis.battle_features import FEATURES, PER_SLOT, SIZE, battle_features
-from perikles_env.analysis.encoding import default_encoder, encoder_for_size
 from tests.agents.helpers import play
 from tests.agents.hidden import perturb_hidden
 from tests.engine.builders import game_at_commit, klass, put

@@ -199,9 +199,9 @@ def test_obs_norm_model_keeps_its_statistics_in_the_saved_model(tmp_path):
 
 
 def test_battle_gain_columns_point_at_the_placements_gains():
-    from perikles_env.engine import data as D
-    from perikles_env.analysis.observation import observation_size
     from perikles_env.analysis.battle_features import FEATURES, PER_SLOT
+    from perikles_env.analysis.observation import observation_size
+    from perikles_env.engine import data as D
     from perikles_env.training.policy import battle_gain_columns
 
     columns, weights, is_place = battle_gain_columns()
@@ -223,9 +223,9 @@ def test_battle_gain_columns_point_at_the_placements_gains():
 def test_battle_head_adds_weighted_gains_to_place_logits_only(tmp_path):
     """``logit = flat head + w[side, type] · 7 · (gain_1, gain_2)`` for PLACE ids; every other
     id keeps the flat head's logit. Checked on a real commit observation with nonzero gains."""
+    from perikles_env.analysis.encoding import default_encoder
     from perikles_env.engine import Game, GameConfig
     from perikles_env.engine.phases import Phase
-    from perikles_env.analysis.encoding import default_encoder
     from perikles_env.training.policy import BattleGainPolicy
 
     model = _tiny_model(features=["battle"], action_head="battle")

@@ -1,6 +1,6 @@
 """The rule-based heuristic player; see ``agent.py`` and docs/agents.md."""
 
-from .agent import HeuristicAgent
 from ...analysis.params import HeuristicParams
+from .agent import HeuristicAgent
 
 __all__ = ["HeuristicAgent", "HeuristicParams"]

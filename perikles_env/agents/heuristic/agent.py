@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ...analysis.battlefield import ATT, DEF, Battlefield
+from ...analysis.params import HeuristicParams
+from ...analysis.politics import Layout, PoliticalModel, seat_of, tile_value
+from ...analysis.view import PlayerView
 from ...engine import actions as A
 from ...engine import data as D
 from ...engine.phases import Phase
 from ..base import Agent, pick_best
-from ...analysis.view import PlayerView
 from .commit import score_commit
-from ...analysis.battlefield import ATT, DEF, Battlefield
-from ...analysis.params import HeuristicParams
-from ...analysis.politics import Layout, PoliticalModel, seat_of, tile_value
 
 if TYPE_CHECKING:
     from ...engine.game import Game

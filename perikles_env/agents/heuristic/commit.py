@@ -11,11 +11,11 @@ Spending a cube (1 VP) pays when the best extra pair from that city gains more t
 
 from __future__ import annotations
 
-from ...engine import actions as A
-from ...engine import data as D
-from ...analysis.view import PlayerView
 from ...analysis.battlefield import ATT, DEF, Battlefield, Reinforcement, target_status
 from ...analysis.params import HeuristicParams
+from ...analysis.view import PlayerView
+from ...engine import actions as A
+from ...engine import data as D
 
 PLACE_THRESHOLD = 0.05
 # Minimum gain before Slave Revolt is spent, by turn (the tile is once per game, D.4).
