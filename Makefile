@@ -4,7 +4,7 @@ VPY     := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
 TORCH   := torch==2.13.0
 
-.PHONY: venv test test-slow train bench lint demo
+.PHONY: venv test test-slow test-rllib test-openspiel train bench lint demo
 
 venv: $(STAMP)
 
@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	test -x $(VPY) || $(PY) -m venv $(VENV)
 	$(VPY) -m pip install --upgrade pip
 	$(VPY) -m pip install '$(TORCH)'
-	$(VPY) -m pip install -e '.[train,dev]'
+	$(VPY) -m pip install -e '.[train,dev,render]'
 	touch $(STAMP)
 
 test: venv
@@ -23,6 +23,30 @@ test: venv
 # exit code 5 (no slow tests collected) is not an error here
 test-slow: venv
 	$(VPY) -m pytest -n 2 -q -m slow || [ $$? -eq 5 ]
+
+# the optional `rllib` extra (its requirements as pyproject.toml lists them; torch stays
+# pinned), then every RLlib test, the slow end-to-end run included (~1-2 min on 2 cores)
+RLLIB_STAMP := $(VENV)/.rllib-installed
+$(RLLIB_STAMP): $(STAMP) pyproject.toml
+	$(VPY) -c "import subprocess, sys, tomllib; \
+	  deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['rllib']; \
+	  subprocess.check_call([sys.executable, '-m', 'pip', 'install', *deps])"
+	touch $(RLLIB_STAMP)
+
+test-rllib: $(RLLIB_STAMP)
+	$(VPY) -m pytest -q -p no:xdist tests/rllib -m 'slow or not slow'
+
+# the optional `openspiel` extra (installed the same way), then the OpenSpiel game's tests,
+# IS-MCTS's win-rate game series included (~1 min on 2 cores)
+OPENSPIEL_STAMP := $(VENV)/.openspiel-installed
+$(OPENSPIEL_STAMP): $(STAMP) pyproject.toml
+	$(VPY) -c "import subprocess, sys, tomllib; \
+	  deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['openspiel']; \
+	  subprocess.check_call([sys.executable, '-m', 'pip', 'install', *deps])"
+	touch $(OPENSPIEL_STAMP)
+
+test-openspiel: $(OPENSPIEL_STAMP)
+	$(VPY) -m pytest -q -p no:xdist tests/openspiel -m 'slow or not slow'
 
 train: venv
 	$(VPY) -m training.train --config configs/default.yaml

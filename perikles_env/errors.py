@@ -15,6 +15,19 @@ class InvalidConfigError(PeriklesError, ValueError):
     """A configuration value is unknown or out of range."""
 
 
+class InvalidStateError(PeriklesError, ValueError):
+    """A saved game state (``Game.from_dict``) is malformed or breaks a rule invariant.
+
+    ``field`` names the offending entry (``"b_tokens"``, ``"cubes[7]"``, or several fields
+    joined by ``/`` when only their combination is wrong); nothing is built from the input.
+    """
+
+    def __init__(self, field: str, reason: str) -> None:
+        self.field = field
+        self.reason = reason
+        super().__init__(f"invalid game state: {field}: {reason}")
+
+
 class IllegalActionError(PeriklesError, ValueError):
     """An action id is not legal in the current state (the state is left unchanged)."""
 

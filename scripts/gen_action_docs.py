@@ -26,7 +26,7 @@ P = D.MAX_PLAYERS
 SLOTS = D.LOCATION_SLOTS
 TARGETS = A.ASSASSIN_TARGETS
 
-# name -> (argument encoding of i = id - first id, meaning with RULES.md section)
+# name -> (argument encoding of i = id - first id, meaning with docs/rules.md section)
 DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "SETUP_CUBE": ("i = city", "put one setup cube in a city (B.1 step 9)"),
     "TAKE_TILE": (
@@ -119,7 +119,7 @@ def render() -> str:
         "     do not edit by hand. Regenerate with: python scripts/gen_action_docs.py --write -->",
         "",
         f"One flat integer action space of **{A.NUM_ACTIONS}** ids, the same for 3, 4 and 5",
-        "players, split into contiguous ranges (RULES.md Appendix 1). Each id has one meaning",
+        "players, split into contiguous ranges (docs/rules.md Appendix 1). Each id has one meaning",
         "in every phase; `Game.legal_actions()` lists the ids legal now and",
         "`perikles_env.engine.actions.decode(id)` returns `(range name, arg1, arg2, arg3)`.",
         "",

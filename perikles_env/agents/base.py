@@ -3,7 +3,7 @@
 Every agent implements ``act(observation, action_mask, rng) -> int``: the action id for the
 player whose observation it is, chosen among the ids the mask allows. Agents that play at
 the engine level (the heuristic, IS-MCTS) also implement ``act_state(game, player, rng)``;
-they must use only what ``player`` may know (RULES.md section F): the heuristic reads the
+they must use only what ``player`` may know (docs/rules.md section F): the heuristic reads the
 game through a ``PlayerView``, IS-MCTS through ``determinize``. Callers that hold an engine
 ``Game`` (the evaluator) prefer ``act_state`` when an agent has it.
 

@@ -1,7 +1,8 @@
 """Agents by name, so tools and configs can say ``heuristic:aggression=0.8``.
 
-Spec grammar: ``name`` or ``name:key=value,key=value``. ``ppo:<path>`` takes a checkpoint
-path instead (optionally followed by ``,deterministic=false``). Values are parsed as int,
+Spec grammar: ``name`` or ``name:key=value,key=value``. ``ppo:<path>`` and
+``rllib:<path>`` (needs the ``rllib`` extra) take a checkpoint path instead (optionally
+followed by ``,deterministic=false``). Values are parsed as int,
 float, bool (``true``/``false``) or left as strings. Unknown names or keys raise
 ``AgentError``. ``register_agent`` adds a factory under a new name.
 """
@@ -49,11 +50,22 @@ def _ppo(path: str = "", **kw: Any) -> Agent:
     return PPOAgent(path, **kw)
 
 
+def _rllib(path: str = "", **kw: Any) -> Agent:
+    if not path:
+        raise AgentError("rllib needs a checkpoint folder: rllib:<path>")
+    try:  # imported here: the training layer and ray load only when an rllib agent is made
+        from ..training.rllib.agent import RLlibAgent
+    except ImportError as exc:
+        raise AgentError(f"rllib agents need the 'rllib' extra: {exc}") from exc
+    return RLlibAgent(path, **kw)
+
+
 _FACTORIES: dict[str, Factory] = {
     "random": _random,
     "heuristic": _heuristic,
     "ismcts": _ismcts,
     "ppo": _ppo,
+    "rllib": _rllib,
 }
 
 
@@ -98,7 +110,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     name = name.strip()
     if name not in _FACTORIES:
         raise AgentError(f"unknown agent {name!r}; known: {agent_names()}")
-    if name == "ppo":
+    if name in ("ppo", "rllib"):  # a checkpoint path, then options
         path, options = rest, ""
         head, sep, tail = rest.rpartition(",")
         if sep and "=" in tail:

@@ -30,7 +30,8 @@ import numpy as np
 
 from ..engine import data as D
 from ..engine.game import Game
-from .battlefield import ATT, DEF, TYPES, Battlefield, target_status
+from ..engine.queries import placement_status
+from .battlefield import ATT, DEF, TYPES, Battlefield
 from .params import HeuristicParams
 from .view import PlayerView
 
@@ -64,7 +65,7 @@ def battle_features(game: Game, player: int) -> np.ndarray:
         row[2] = values[player] / _VP
         row[3] = _edge(values, player) / _VP
         for side in (ATT, DEF):
-            if not any(target_status(view, player, x, slot, side) for x in cities):
+            if not any(placement_status(view, player, x, slot, side) for x in cities):
                 continue
             reinforce = bf.reinforcement(slot, side)
             before = _edge(bf.values(slot, reinforce), player)

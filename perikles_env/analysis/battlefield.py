@@ -17,6 +17,8 @@ from typing import NamedTuple
 
 from ..engine import actions as A
 from ..engine import data as D
+from ..engine.information import controlled_cities
+from ..engine.queries import fights_rounds, location_rounds, odds_inputs, side_claimants
 from .odds import battle_win_probability
 from .params import HeuristicParams
 from .politics import expected_further_defeats, track_value
@@ -28,39 +30,8 @@ TYPES = (D.HOPLITE, D.TRIREME)
 
 
 def claimants(view: PlayerView, main: int) -> list[int]:
-    """Players who score a side won by ``main`` (every Persian co-leader, B.11)."""
-    if main < 0:
-        return []
-    if view.persian >> main & 1:
-        return [p for p in range(view.n) if view.persian >> p & 1]
-    return [main]
-
-
-def target_status(view: PlayerView, p: int, x: int, slot: int, side: int) -> int:
-    """0 illegal, 1 legal, 2 needs permission: the engine's B.7.6 / B.7.8 check, on public
-    information only (relationships, sides, leaders, permissions)."""
-    owner = view.location(slot).city
-    attackers = view.side_cities[slot * 2]
-    defenders = view.side_cities[slot * 2 + 1] | (1 << owner)
-    xbit = 1 << x
-    led = view.led_mask(p)
-    if side == ATT:
-        if (
-            view.leader[owner] == p
-            or defenders & xbit
-            or view.ally[x] & defenders
-            or led & defenders
-            or view.war[x] & attackers
-        ):
-            return 0
-        return 1
-    if attackers & xbit or view.war[x] & defenders or view.ally[x] & attackers or led & attackers:
-        return 0
-    if view.leader[owner] == p or view.perm[slot] & xbit:
-        return 1
-    if view.leader[owner] < 0 or view.denied[slot] & xbit:
-        return 0
-    return 2
+    """Players who score a side won by ``main`` (the engine's ``side_claimants``, B.11)."""
+    return side_claimants(view.persian, main, view.n)
 
 
 class Battlefield:
@@ -110,26 +81,14 @@ class Battlefield:
         """P(the attacking side wins the final round), C.2-C.8, with expected strengths plus
         any expected reinforcement."""
         tile = self.view.location(slot)
-        ra, rd = (reinforce.attack, reinforce.defence) if reinforce else ((0.0, 0.0),) * 2
-        a_n = [self.count[(slot * 2 + ATT) * 2 + t] > 0 or ra[t] > 0 for t in TYPES]
-        d_n = [self.count[(slot * 2 + DEF) * 2 + t] > 0 or rd[t] > 0 for t in TYPES]
-        a_s = [self.strength[(slot * 2 + ATT) * 2 + t] + ra[t] for t in TYPES]
-        d_s = [self.strength[(slot * 2 + DEF) * 2 + t] + rd[t] for t in TYPES]
-        defended = self.main[slot * 2 + DEF] >= 0 or d_n[0] or d_n[1]
-        militia = tile.militia
-        if not defended and not militia[0] and not militia[1]:
-            return 1.0 if a_n[tile.rounds[-1]] else 0.0  # uncontested attack (E27)
-        rounds = []
-        for t in tile.rounds:
-            if not a_n[t]:
-                rounds.append((0, max(1, round(d_s[t])) if d_n[t] else 0))  # E25, E26
-            elif d_n[t] or militia[t]:
-                rounds.append(
-                    (max(1, round(a_s[t] + tile.rebels[t])), max(1, round(d_s[t] + militia[t])))
-                )
-            else:
-                rounds.append((max(1, round(a_s[t])), 0))
-        return battle_odds(tuple(rounds))
+        extra = (*reinforce.attack, *reinforce.defence) if reinforce else (0.0, 0.0, 0.0, 0.0)
+        i = slot * 4  # (slot * 2 + side) * 2 + type
+        present = [self.count[i + j] > 0 or extra[j] > 0 for j in range(4)]
+        strength = [self.strength[i + j] + extra[j] for j in range(4)]
+        defended = self.main[slot * 2 + DEF] >= 0 or present[2] or present[3]
+        if not fights_rounds(tile, True, defended):
+            return 1.0 if present[tile.rounds[-1]] else 0.0  # uncontested attack (E27)
+        return battle_odds(odds_inputs(location_rounds(tile, present, strength)))
 
     def values(
         self, slot: int, reinforce: Reinforcement | None = None, p_attack: float | None = None
@@ -156,7 +115,7 @@ class Battlefield:
         if drop:
             owner = tile.city
             for q in range(self.n):
-                held = view.statues[owner * 5 + q] + (view.leader[owner] == q)
+                held = view.statues[D.city_player_index(owner, q)] + (view.leader[owner] == q)
                 out[q] -= held * drop
         return out
 
@@ -184,7 +143,7 @@ class Battlefield:
         q = self.main[slot * 2 + ATT]
         if q < 0 or q == self.me:
             return Reinforcement()
-        pot = self._potential(q, view.led_mask(q), tile)
+        pot = self._potential(q, controlled_cities(view, q), tile)
         return Reinforcement(attack=(caution * pot[0], caution * pot[1]), attacker=q)
 
     def _potential(self, player: int, cities: int, tile: D.LocationTile) -> list[float]:

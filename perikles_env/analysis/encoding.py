@@ -6,13 +6,16 @@ that player (``perikles_env.analysis.observation.py``, docs/observation.md), and
 trained policy is later fed by the same encoder (``agents/ppo.py``).
 
 Optional derived feature blocks (``FEATURE_BLOCKS``, e.g. ``battle``: battle odds per
-location, ``battle_features.py``) are appended after that observation. A trained model's
-input size says which blocks it was trained with (``encoder_for_size``), so ``ppo:<path>``
-needs no extra setting to feed it.
+location, ``battle_features.py``) are appended after that observation. A saved model
+records ``layout_signature(features)`` (``agents/ppo_file.py``); loading it checks the
+signature against this code's, so a model is never fed a layout it was not trained on.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -71,15 +74,31 @@ def default_encoder(features: Sequence[str] = ()) -> Encoder:
     return Encoder(encode, _box(size, CLIP), features)
 
 
-def encoder_for_size(size: int) -> Encoder:
-    """The encoder whose vector has ``size`` floats (how a saved model is fed)."""
-    from .observation import observation_size
+# Bump when the meaning of the observation or of a feature block changes without its
+# field names or sizes changing (those changes the fingerprint below catches by itself).
+LAYOUT_VERSION = 1
 
-    options = [(), *((name,) for name in FEATURE_BLOCK_NAMES)]
-    for features in options:
-        if observation_size() + sum(FEATURE_BLOCKS[f][1] for f in features) == size:
-            return default_encoder(features)
-    raise InvalidConfigError(f"no observation encoder produces {size} features")
+
+def layout_signature(features: Sequence[str] = ()) -> dict[str, object]:
+    """What a saved model records about its input: the layout version, the feature blocks,
+    the vector size and a fingerprint (sha256 of every field name and span of the base
+    observation and of each named block's feature names)."""
+    from .observation import OFFSETS, observation_size
+
+    features = check_features(features)
+    blocks = {}
+    for name in features:
+        block, size = FEATURE_BLOCKS[name]
+        fields = getattr(sys.modules[block.__module__], "FEATURES", ())
+        blocks[name] = [f"{block.__module__}.{block.__name__}", size, list(fields)]
+    described = {"base": OFFSETS, "blocks": blocks}
+    text = json.dumps(described, sort_keys=True)
+    return {
+        "version": LAYOUT_VERSION,
+        "features": list(features),
+        "size": observation_size() + sum(FEATURE_BLOCKS[f][1] for f in features),
+        "fingerprint": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+    }
 
 
 def _box(size: int, clip: float) -> gym.spaces.Box:

@@ -1,12 +1,13 @@
 """Value of a (determinised) game state for every player, for search leaves.
 
-At the end of the game: each winner gets 1/k (B.10). Before that, each player's expected
-final VP is estimated as his VP now (``Game.scores``) plus what the current turn still
-promises him: before the elections, the leadership gains the election model projects
-(statue and military value minus the cubes the winner loses; candidate cubes go back to
-the supply), after them the statue each current leader will receive; while battles are
-pending, the expected location outcomes of the battle model. The estimates become win
-chances through a softmax with a temperature that shrinks as the game nears its end.
+At the end of the game: the engine's win shares (``Game.win_shares``, B.10). Before that,
+each player's expected final VP is estimated as his VP now (``Game.scores``) plus what the
+current turn still promises him: before the elections, the leadership gains the election
+model projects (statue and military value minus the cubes the winner loses; candidate
+cubes go back to the supply), after them the statue each current leader will receive;
+while battles are pending, the expected location outcomes of the battle model. The
+estimates become win chances through a softmax with a temperature that shrinks as the game
+nears its end.
 
 Search calls this on determinised games only (``determinize`` output), whose hidden parts
 are samples; the views built here read them like public information of that sample.
@@ -18,7 +19,8 @@ import math
 from typing import TYPE_CHECKING
 
 from ..engine import data as D
-from ..engine.phases import Phase
+from ..engine.phases import BATTLE_PHASES, BEFORE_ELECTIONS
+from ..engine.queries import cube_vp
 from .battlefield import Battlefield
 from .params import HeuristicParams
 from .politics import PoliticalModel, expected_statue_value
@@ -27,19 +29,6 @@ from .view import PlayerView
 if TYPE_CHECKING:
     from ..engine.game import Game
 
-_BEFORE_ELECTIONS = frozenset(
-    (
-        Phase.SETUP_PLACE,
-        Phase.INFLUENCE_PICK,
-        Phase.ALKIBIADES_CUBE,
-        Phase.ALKIBIADES_DEST,
-        Phase.ANY_CITY,
-        Phase.CANDIDATE_TILE,
-        Phase.ASSASSIN_TILE,
-        Phase.POST_PICK_SPECIAL,
-        Phase.PROPOSE,
-    )
-)
 _NEUTRAL = HeuristicParams(spite=0.0)
 
 
@@ -51,20 +40,18 @@ def expected_vp(game: Game, viewer: int | None = None) -> list[float]:
     if viewer is None:
         viewer = game.current if game.current >= 0 else 0
     view = PlayerView(game, viewer)
-    if game.phase in _BEFORE_ELECTIONS:
+    if game.phase in BEFORE_ELECTIONS:
         model = PoliticalModel(view, _NEUTRAL)
         gains = model.gains(game.cubes, game.cand)
-        for q in range(n):
-            main = sum(game.cubes[c * 5 + q] for c in range(D.NUM_CITIES))
-            in_slots = sum(1 for x in game.cand if x == q)
-            out[q] += gains[q] - main - in_slots
+        for q in range(n):  # the cubes counted again by the gains
+            out[q] += gains[q] - cube_vp(game.cubes, game.cand, q)
         return out
     for c in range(D.NUM_CITIES):
         q = game.leader[c]
         if q >= 0:
             out[q] += expected_statue_value(view, c)
     bf = Battlefield(view, _NEUTRAL)
-    start = game.b_slot if game.phase in (Phase.BATTLE_SPECIAL, Phase.CASUALTY) else 0
+    start = game.b_slot if game.phase in BATTLE_PHASES else 0
     for slot in range(max(start, 0), D.LOCATION_SLOTS):
         if game.loc_done[game.loc_display[slot]]:
             continue
@@ -81,10 +68,8 @@ def temperature(game: Game) -> float:
 def leaf_values(game: Game) -> list[float]:
     """Win chance of every player: exact win shares at the end, else a softmax of
     ``expected_vp`` with ``temperature``."""
-    n = game.n
     if game.is_terminal:
-        winners = game.winners()
-        return [1.0 / len(winners) if q in winners else 0.0 for q in range(n)]
+        return game.win_shares()
     vp = expected_vp(game)
     tau = temperature(game)
     top = max(vp)

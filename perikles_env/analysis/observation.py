@@ -1,4 +1,4 @@
-"""Observation encoder: what one player may know (RULES.md F) as a flat float32 vector.
+"""Observation encoder: what one player may know (docs/rules.md F) as a flat float32 vector.
 
 The layout is fixed for 3, 4 and 5 players: five seat slots ordered **relative to the
 observer** (slot 0 = the observer, 1 = the player to his left, ...; slots >= num_players
@@ -23,9 +23,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..engine import data as D
-from ..engine.determinize import known_cities, revealed_slot
 from ..engine.game import Game
+from ..engine.information import known_cities, revealed_slot
 from ..engine.phases import Phase
+from ..engine.queries import cube_vp, location_vp, statue_vp
 
 S = D.MAX_PLAYERS
 C = D.NUM_CITIES
@@ -284,7 +285,6 @@ def _private_box_weights(known: int) -> np.ndarray:
 _PRIVATE_BOX_DIVISORS = np.array([12.0] * (L * 4) + [4.0] * (L * 4), dtype=np.float32)
 # [own_pool | unseen_strengths] = [pool | pool + face-down boxes] * _POOL_WEIGHTS[known]
 _POOL_WEIGHTS = np.concatenate((_SEE, _UNSEE), axis=1) / 4
-_TILE_VP = tuple(t.vp for t in D.LOCATION_TILES)
 _STATUE_VALUES = tuple(
     tuple(D.statue_value(c, d) for d in range(D.NUM_LOCATION_TILES + 1)) for c in range(C)
 )
@@ -504,24 +504,15 @@ class ObservationEncoder:
     def _update_scores(self, g: Game, claims_changed: bool) -> None:
         """VP so far as in ``Game.scores`` (B.10): cubes, location tiles and statues, with the
         location and statue parts cached (they change a few times per game)."""
+        n = g.n
         if claims_changed:
-            vp = [0] * S
-            for t, claim in enumerate(g.loc_claim):
-                for q in range(g.n):
-                    if claim >> q & 1:
-                        vp[q] += _TILE_VP[t]
-            self._location_vp = vp
-        if self._previous("statue_vp", (g.n, g.statues, g.defeats)) is not False:
-            values = [_statue_value(c, d) for c, d in enumerate(g.defeats)]
-            statues = g.statues
-            self._statue_vp = [
-                sum(count * v for count, v in zip(statues[q::S], values, strict=True))
-                for q in range(S)
-            ]
-        cubes, cand, loc_vp, statue_vp = g.cubes, g.cand, self._location_vp, self._statue_vp
+            self._location_vp = [location_vp(g.loc_claim, q) for q in range(n)] + [0] * (S - n)
+        if self._previous("statue_vp", (n, g.statues, g.defeats)) is not False:
+            self._statue_vp = [statue_vp(g.statues, g.defeats, q) for q in range(n)] + [0] * (S - n)
+        cubes, cand, loc_vp, statue = g.cubes, g.cand, self._location_vp, self._statue_vp
         scores = [0.0] * (2 * S)
-        for q in range(g.n):
-            total = sum(cubes[q::S]) + cand.count(q) + loc_vp[q] + statue_vp[q]
+        for q in range(n):
+            total = cube_vp(cubes, cand, q) + loc_vp[q] + statue[q]
             scores[q] = min(total / 50, CLIP)
             scores[S + q] = loc_vp[q] / 30
         self._abs[_SCORES] = scores
@@ -785,8 +776,7 @@ def _battle_entries(g: Game, e: dict[int, float]) -> None:
     if g.b_head >= 0:
         e[o + L + 4 + g.b_head] = 1
     e[o + L + 6] = float(g.b_double)
-    attack = g._strength(slot, 0, unit) + tile.rebels[unit]
-    defence = g._strength(slot, 1, unit) + tile.militia[unit]
+    attack, defence = g.round_strengths(slot, unit)
     e[o + L + 7] = min(attack / 20, CLIP)
     e[o + L + 8] = min(defence / 20, CLIP)
     if attack >= 1 and defence >= 1:

@@ -1,4 +1,4 @@
-"""Exact combat odds (RULES.md C.5-C.6), re-exported for agents and users.
+"""Exact combat odds (docs/rules.md C.5-C.6), re-exported for agents and users.
 
 ``round_win_probability(attack, defence, att_tokens, def_tokens)`` is the probability that
 the attacker wins one dice combat round with these strengths (both >= 1) and starting

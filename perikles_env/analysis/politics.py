@@ -20,6 +20,14 @@ from __future__ import annotations
 
 from ..engine import actions as A
 from ..engine import data as D
+from ..engine.queries import (
+    assassination_targets,
+    election_outcome,
+    plague_losses,
+    proposals,
+    seat_candidate,
+    unseat_candidate,
+)
 from .params import HeuristicParams
 from .view import PlayerView
 
@@ -101,11 +109,11 @@ class PoliticalModel:
     def project(self, cubes: list[int], cand: list[int], c: int) -> list[tuple[int, float, int]]:
         """(leader, probability, cubes he loses) outcomes of city c's election."""
         n = self.n
-        base = c * 5
+        base = D.city_player_index(c, 0)
         alpha, beta = cand[c * 2], cand[c * 2 + 1]
-        if alpha >= 0 and beta >= 0:
-            ma, mb = cubes[base + alpha], cubes[base + beta]
-            return [(alpha, 1.0, mb)] if ma >= mb else [(beta, 1.0, ma)]
+        if alpha >= 0 and beta >= 0:  # exact: the engine's election (B.6)
+            leader, loss = election_outcome(cubes, cand, c)
+            return [(leader, 1.0, loss)]
         if alpha >= 0:
             ma = cubes[base + alpha]
             best, who = -1, []
@@ -139,7 +147,7 @@ class PoliticalModel:
         n = self.n
         out = [0.0] * n
         for c in range(NCITY):
-            base = c * 5
+            base = D.city_player_index(c, 0)
             for q in range(n):
                 out[q] += cubes[base + q]
             for q, p, cost in self.project(cubes, cand, c):
@@ -177,59 +185,39 @@ class Layout:
     def add(self, player: int, city: int, count: int) -> None:
         added = min(count, self.supply[player])  # B.12
         self.supply[player] -= added
-        self.cubes[city * 5 + player] += added
+        self.cubes[D.city_player_index(city, player)] += added
 
     def remove(self, player: int, city: int, count: int = 1) -> None:
-        self.cubes[city * 5 + player] -= count
+        self.cubes[D.city_player_index(city, player)] -= count
         self.supply[player] += count
 
+    # The effects and legal targets below are the engine's rule queries (engine.queries).
+
     def propose(self, city: int, nominee: int) -> None:
-        slot = city * 2 + (0 if self.cand[city * 2] < 0 else 1)
-        self.cand[slot] = nominee
-        self.cubes[city * 5 + nominee] -= 1
+        seat_candidate(self.cubes, self.cand, city, nominee)  # B.5
 
     def assassinate(self, city: int, target: int, victim: int) -> None:
         if target < D.MAX_PLAYERS:
             self.remove(victim, city)
-            return
-        s = city * 2 + (target - A.ASSASSIN_ALPHA)
-        self.supply[self.cand[s]] += 1
-        self.cand[s] = -1
-        if s % 2 == 0 and self.cand[s + 1] >= 0:  # E16
-            self.cand[s], self.cand[s + 1] = self.cand[s + 1], -1
+        else:
+            unseat_candidate(self.cand, self.supply, city * 2 + target - A.ASSASSIN_ALPHA)
 
     def plague(self, city: int, n: int) -> None:
-        for q in range(n):  # D.2 / E19
-            in_main = self.cubes[city * 5 + q]
-            k = in_main + (self.cand[city * 2] == q) + (self.cand[city * 2 + 1] == q)
-            loss = min(k // 2, in_main)
+        for q, loss in enumerate(plague_losses(self.cubes, self.cand, city, n)):  # D.2, E19
             if loss:
                 self.remove(q, city, loss)
 
     def proposals(self, p: int, n: int) -> list[tuple[int, int]]:
-        """Legal (city, nominee) proposals of player p here (B.5, E12)."""
-        out = []
-        for c in range(NCITY):
-            alpha, beta = self.cand[c * 2], self.cand[c * 2 + 1]
-            if beta >= 0 or not (self.cubes[c * 5 + p] or alpha == p):
-                continue
-            for q in range(n):
-                if self.cubes[c * 5 + q] and q != alpha:
-                    out.append((c, q))
-        return out
+        """Legal (city, nominee) proposals of player p here (B.5, E12), nominees by seat."""
+        return sorted(proposals(self.cubes, self.cand, p, n))
 
     def removals(self, n: int) -> list[tuple[int, int, int]]:
         """Legal Assassin targets: (city, target code, victim) (B.4, E16)."""
-        out = []
-        for c in range(NCITY):
-            for q in range(n):
-                if self.cubes[c * 5 + q]:
-                    out.append((c, q, q))
-            if self.cand[c * 2] >= 0:
-                out.append((c, A.ASSASSIN_ALPHA, self.cand[c * 2]))
-            if self.cand[c * 2 + 1] >= 0:
-                out.append((c, A.ASSASSIN_BETA, self.cand[c * 2 + 1]))
-        return out
+        cand = self.cand
+        return [
+            (c, t, t if t < D.MAX_PLAYERS else cand[c * 2 + t - A.ASSASSIN_ALPHA])
+            for c, t in assassination_targets(self.cubes, cand, n)
+        ]
 
 
 def best_follow_up(model: PoliticalModel, layout: Layout, kind: int, me: int) -> float:

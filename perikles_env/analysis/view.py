@@ -1,4 +1,4 @@
-"""What one player may know about a game (RULES.md section F), as a read-only view.
+"""What one player may know about a game (docs/rules.md section F), as a read-only view.
 
 Engine-level agents (the heuristic) read the game only through a ``PlayerView``: it exposes
 the public state and the viewer's own secrets, and nothing else. Hidden facts are either
@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..engine import data as D
+from ..engine.information import controlled_cities, revealed_slot, sees_strength, unseen_counters
 from ..engine.phases import Phase
 
 if TYPE_CHECKING:
@@ -175,7 +176,7 @@ class PlayerView:
         self.has_special = [t >= 0 for t in g.special]
         self.deck_left = len(g.influence_deck)
         self.loc_deck_left = len(g.loc_deck)
-        self.controlled = self.led_mask(player)
+        self.controlled = controlled_cities(g, player)
         # A permission request shows the counter's city and type, not its strength (F).
         self.pending = (
             (D.CLASS_CITY[g.pending[0]], D.CLASS_TYPE[g.pending[0]], g.pending[1], g.pending[2])
@@ -189,7 +190,7 @@ class PlayerView:
     def _military(self, g: Game) -> None:
         """Counts per (box, city, type) for every counter; strengths only where known."""
         controlled = self.controlled
-        revealed_slot = self.revealed_slot()
+        revealed = revealed_slot(g)
         my_pool = [0] * NC
         pool_count = [0] * CT
         for k in range(NC):
@@ -202,7 +203,6 @@ class PlayerView:
         box_count = [0] * (NUM_BOXES * CT)
         # Known strength sum per (box, city, type); -1 where the viewer cannot know it.
         box_known = [0] * (NUM_BOXES * CT)
-        revealed = [0] * NC  # counters at the revealed location, by class (public)
         at = g.at
         for box in range(NUM_BOXES):
             base = box * NC
@@ -215,19 +215,18 @@ class PlayerView:
                     x, t = D.CLASS_CITY[k], D.CLASS_TYPE[k]
                     i = box * CT + x * 2 + t
                     box_count[i] += c
-                    if slot == revealed_slot:
-                        revealed[k] += c
-                    if slot == revealed_slot or controlled >> x & 1:
+                    if sees_strength(controlled, revealed, x, slot):
                         box_known[i] += c * D.CLASS_STRENGTH[k]
                     else:
                         box_known[i] = -1
-        # Unrevealed counters of (x, t) are the initial mix minus public places (F).
+        # Unrevealed counters of (x, t): the public multiset (F).
+        unseen = unseen_counters(g)
         unknown_mean = [0.0] * CT
         for x in range(NMC):
             for t in (D.HOPLITE, D.TRIREME):
                 total = strength = 0
                 for k in D.CLASSES_OF[x][t]:
-                    left = D.INITIAL_COUNTERS[k] - self.stack[k] - self.dead[k] - revealed[k]
+                    left = unseen[k]
                     total += left
                     strength += left * D.CLASS_STRENGTH[k]
                 unknown_mean[x * 2 + t] = strength / total if total else 0.0
@@ -236,12 +235,6 @@ class PlayerView:
         self.unknown_mean = unknown_mean
         self.box_count = box_count
         self.box_known = box_known
-
-    def revealed_slot(self) -> int:
-        """Location whose counters are face up now (phase 6, C.2), or -1."""
-        if self.phase in (Phase.BATTLE_SPECIAL, Phase.CASUALTY) and self.b_round >= 0:
-            return self.b_slot
-        return -1
 
     def box_strength(self, slot: int, side: int, box: int, unit_type: int) -> float:
         """Strength of one box for one round type: exact where known, else expected."""
@@ -319,16 +312,6 @@ class PlayerView:
         return self.pool_count[city * 2 + unit_type] * self.unknown_mean[city * 2 + unit_type]
 
     # ---- public helpers -------------------------------------------------------------------
-
-    def led_mask(self, player: int) -> int:
-        """Military cities the player controls (cities he leads, plus Persia if Persian)."""
-        mask = 0
-        for c in range(D.NUM_CITIES):
-            if self.leader[c] == player:
-                mask |= 1 << c
-        if self.persian >> player & 1:
-            mask |= 1 << D.PERSIA
-        return mask
 
     def steps_left(self, player: int) -> int:
         """Commit steps the player still has this turn (his held tiles, public)."""

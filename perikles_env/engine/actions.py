@@ -1,4 +1,4 @@
-"""The flat action space: one codec for every decision (RULES.md Appendix 1).
+"""The flat action space: one codec for every decision (docs/rules.md Appendix 1).
 
 Action ids are contiguous ranges, fixed for 3-5 players, each with one meaning in every
 phase (see ``docs/actions.md``). Arguments that name a player are **seat offsets relative

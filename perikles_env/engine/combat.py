@@ -5,7 +5,7 @@ Battle progress is a small resumable state machine (``b_slot``, ``b_round``, ``b
 because two decisions can interrupt it: battle-special offers before a dice round (D.9) and
 the losing main player's casualty choice among tied cities (C.7).
 
-Engine decision beyond RULES.md (also in docs/rules.md): before a dice round the offer goes,
+Engine decision beyond the specification (docs/rules.md G8): before a dice round the offer goes,
 in clockwise order from the phase-5 first player, to every player who still holds an unused
 special tile, whenever a tile eligible for that round is not yet known to be played. Players
 whose tile is not eligible can only pass. Asking only the eligible owners would reveal their
@@ -19,6 +19,17 @@ from functools import cache
 from . import actions as A
 from . import data as D
 from .phases import Phase
+from .queries import (
+    ROUND_ATTACKER,
+    ROUND_DEFENDER,
+    ROUND_EMPTY,
+    dice_strengths,
+    doubled_city,
+    fights_rounds,
+    location_rounds,
+    round_kind,
+    side_claimants,
+)
 from .state import RulesBase
 
 NC = D.NUM_CLASSES
@@ -141,7 +152,7 @@ class CombatRules(RulesBase):
         tile = D.LOCATION_TILES[self.loc_display[slot]]
         self._log("battle", slot, tile.name, self._revealed(slot))
         ma, md = self.main[slot * 2], self.main[slot * 2 + 1]
-        if ma >= 0 and (md >= 0 or tile.militia[0] or tile.militia[1]):
+        if fights_rounds(tile, ma >= 0, md >= 0):
             return True
         if ma >= 0:  # uncontested attack (E27)
             if self._counters(slot, ATT, tile.rounds[-1]):
@@ -181,7 +192,8 @@ class CombatRules(RulesBase):
         if self.b_stage == 0:
             a_n = self._counters(slot, ATT, unit_type)
             d_n = self._counters(slot, DEF, unit_type)
-            if not a_n and not d_n:  # empty round (C.3, E26, E28)
+            kind = round_kind(tile, unit_type, a_n, d_n)
+            if kind == ROUND_EMPTY:  # C.3, E26, E28
                 self._log("round", slot, D.UNIT_TYPE_NAMES[unit_type], "empty")
                 if self.b_round == len(tile.rounds) - 1:
                     self._unclaimed(slot, "final round empty")
@@ -190,10 +202,10 @@ class CombatRules(RulesBase):
                     self.b_head = -1
                     self.b_round += 1
                 return True
-            if not a_n:
+            if kind == ROUND_DEFENDER:
                 self._round_won(DEF, automatic=True)
                 return True
-            if not d_n and not tile.militia[unit_type]:
+            if kind == ROUND_ATTACKER:
                 self._round_won(ATT, automatic=True)
                 return True
             self.b_tokens = [int(self.b_head == ATT), int(self.b_head == DEF)]
@@ -225,10 +237,9 @@ class CombatRules(RulesBase):
         """Tiles that could be played before this round, from public information."""
         out = []
         double, token = D.BATTLE_SPECIALS_FOR_TYPE[unit_type]
-        home = D.SPARTA if unit_type == D.HOPLITE else D.ATHENS
         if (
             self.special_played[double] < 0
-            and self._city_in_round(slot, home, unit_type)
+            and self._city_in_round(slot, doubled_city(unit_type), unit_type)
             and not self.b_double
         ):
             out.append(double)
@@ -283,10 +294,35 @@ class CombatRules(RulesBase):
 
     # ---- dice (C.4-C.6) ------------------------------------------------------------------------
 
+    def round_strengths(self, slot: int, unit_type: int) -> tuple[int, int]:
+        """(attack, defence) entering the CRT for a round of ``unit_type`` at ``slot`` with
+        the counters there now: counter strengths (doubled by a Brasidas / Phormio played on
+        this round), plus rebels and militia (C.4, D.5, D.7). Public once the location is
+        revealed (C.2)."""
+        return dice_strengths(
+            D.LOCATION_TILES[self.loc_display[slot]],
+            unit_type,
+            self._strength(slot, ATT, unit_type),
+            self._strength(slot, DEF, unit_type),
+        )
+
+    def predicted_rounds(self, slot: int) -> list[tuple[int, int, int, int]]:
+        """``queries.location_rounds`` of the location at ``slot`` with the counters there
+        now: (unit type, kind, attack, defence) per round, strengths as dice would see them
+        if no battle special were played."""
+        tile = D.LOCATION_TILES[self.loc_display[slot]]
+        sides = [(s, t) for s in (ATT, DEF) for t in (D.HOPLITE, D.TRIREME)]
+        counts = [self._counters(slot, s, t) for s, t in sides]
+        strengths = [self._side_strength(slot, s, t, -1) for s, t in sides]
+        return location_rounds(tile, counts, strengths)
+
     def _strength(self, slot: int, side: int, unit_type: int) -> int:
-        doubled_city = -1
-        if self.b_double:
-            doubled_city = D.SPARTA if unit_type == D.HOPLITE else D.ATHENS
+        return self._side_strength(
+            slot, side, unit_type, doubled_city(unit_type) if self.b_double else -1
+        )
+
+    def _side_strength(self, slot: int, side: int, unit_type: int, doubled_city: int) -> int:
+        """Printed strengths of one side's counters of a type, ``doubled_city``'s doubled."""
         total = 0
         at = self.at
         for box in (0, 1):
@@ -305,9 +341,7 @@ class CombatRules(RulesBase):
         return self.rng.randint(1, 6)
 
     def _roll_round(self, slot: int, unit_type: int) -> int:
-        tile = D.LOCATION_TILES[self.loc_display[slot]]
-        attack = self._strength(slot, ATT, unit_type) + tile.rebels[unit_type]
-        defence = self._strength(slot, DEF, unit_type) + tile.militia[unit_type]
+        attack, defence = self.round_strengths(slot, unit_type)
         column = D.crt_column(attack, defence)
         need_a, need_d = D.CRT_ATTACKER_NEEDS[column], D.CRT_DEFENDER_NEEDS[column]
         tokens = self.b_tokens
@@ -431,10 +465,7 @@ class CombatRules(RulesBase):
 
     def _side_claimants(self, slot: int, side: int) -> list[int]:
         """The main player, or every Persian leader when he is a Persian leader (B.11)."""
-        main = self.main[slot * 2 + side]
-        if self.persian >> main & 1:
-            return [p for p in range(self.n) if self.persian >> p & 1]
-        return [main]
+        return side_claimants(self.persian, self.main[slot * 2 + side], self.n)
 
     def _claim(self, slot: int, side: int) -> None:
         tile_id = self.loc_display[slot]

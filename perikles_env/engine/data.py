@@ -1,4 +1,4 @@
-"""Static component data (RULES.md section A). Built once at import; never mutated.
+"""Static component data (docs/rules.md section A). Built once at import; never mutated.
 
 Everything the rules call a "number printed on a component" lives here and nowhere else:
 cities and statue tracks (A.2), Greek and Persian military counters (A.3, A.4),
@@ -12,7 +12,7 @@ from typing import NamedTuple
 # --- Cities (A.2). Index order is fixed and used everywhere (actions, observations). ---
 CITY_NAMES = ("athens", "sparta", "argos", "corinth", "thebes", "megara")
 ATHENS, SPARTA, ARGOS, CORINTH, THEBES, MEGARA = range(6)
-PERSIA = 6  # pseudo-city for military purposes only (section 0)
+PERSIA = 6  # pseudo-city for military purposes only (docs/rules.md glossary)
 NUM_CITIES = 6
 NUM_MILITARY_CITIES = 7  # six cities + Persia
 MILITARY_CITY_NAMES = CITY_NAMES + ("persia",)
@@ -22,6 +22,13 @@ COLOUR_NAMES = CITY_NAMES + ("any",)
 MAX_PLAYERS = 5
 MIN_PLAYERS = 3
 CUBES_PER_PLAYER = 30  # B.12
+
+
+def city_player_index(city: int, player: int) -> int:
+    """Index of (city, player) in the state's per-city, per-player lists (``cubes``,
+    ``statues``): ``city * MAX_PLAYERS + player``."""
+    return city * MAX_PLAYERS + player
+
 NUM_TURNS = 3
 
 # Statue value after 0, 1, 2, ... defeats; value is 0 once every square is covered (A.2, E2).

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import random
 
+from ..cli import CliParser, player_count, seed
 from . import Game, GameConfig
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=0)
+    parser = CliParser(prog="python -m perikles_env.engine.demo", description=__doc__)
+    parser.add_argument("--players", type=player_count, default=4, help="3 to 5")
+    parser.add_argument("--seed", type=seed, default=0)
     parser.add_argument("--events", action="store_true", help="print the public event log")
     args = parser.parse_args(argv)
     game = Game.new(GameConfig(num_players=args.players), seed=args.seed)

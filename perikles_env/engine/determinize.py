@@ -1,4 +1,4 @@
-"""Sample a full game state consistent with one player's information (RULES.md F), for
+"""Sample a full game state consistent with one player's information (docs/rules.md F), for
 information-set search (IS-MCTS) and for leak tests.
 
 What is resampled, and how:
@@ -22,10 +22,11 @@ from typing import Any
 
 from . import data as D
 from .game import Game
-from .phases import Phase
+from .information import known_cities, revealed_slot
 from .rng import Rng
 
-_BATTLE_PHASES = (Phase.BATTLE_SPECIAL, Phase.CASUALTY)
+# ``known_cities`` and ``revealed_slot`` live in ``information``; importable from here too.
+__all__ = ["determinize", "known_cities", "revealed_slot", "seed_from"]
 
 
 def seed_from(rng: Any) -> int:
@@ -42,20 +43,12 @@ def seed_from(rng: Any) -> int:
     raise TypeError(f"cannot draw a seed from {type(rng).__name__}")
 
 
-def revealed_slot(game: Game) -> int:
-    """Location slot whose counters are face up right now (phase 6), or -1."""
-    if game.phase in _BATTLE_PHASES and game.b_round >= 0:
-        return game.b_slot
-    return -1
-
-
-def known_cities(game: Game, player: int) -> int:
-    """Bitmask of military cities whose face-down strengths ``player`` knows."""
-    return game._led_mask(player)
-
-
 def determinize(game: Game, player: int, rng: Any) -> Game:
     """A copy of ``game`` with everything hidden from ``player`` resampled."""
+    if hasattr(game, "to_python"):  # C++ core: resample a Python copy (~0.1 ms), load back
+        from .native import from_python
+
+        return from_python(determinize(game.to_python(), player, rng))
     r = Rng(seed_from(rng))
     g: Game = game.clone()
     _resample_specials(g, player, r)

@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import IllegalActionError
+from ..errors import IllegalActionError, InvalidConfigError
 from . import actions as A
 from . import data as D
+from . import queries as Q
+from .backend import use_native
 from .combat import CombatRules
 from .influence import InfluenceRules
 from .military import MilitaryRules
@@ -20,16 +22,24 @@ from .phases import Phase
 from .rng import Rng
 from .state import NUM_BOXES, GameConfig
 
-_TILE_VP = tuple(tile.vp for tile in D.LOCATION_TILES)
-
 # Declared maximum number of decisions (apply_action calls) in one game, checked by the
 # random-play harness (tests/engine/test_random_play.py). Measured maxima: 401 / 488 / 510
 # for 3 / 4 / 5 players over 10,000 uniform-random games each (means 302 / 361 / 360), and
 # 608 / 741 / 761 over 100 games of a policy that always asks permission and is always
 # denied (B.7.8). 1000 leaves about 2x margin over random play. It is not a proven bound: a
 # player may repeat denied permission requests for every (slot, city) pair of every commit
-# step, which could in theory reach ~6,000, so wrappers should treat it as a truncation limit.
+# step, which could in theory reach ~6,000: a game that reaches it unfinished is *truncated*
+# (``Game.is_truncated``); the environments and the evaluator record it as such.
 MAX_GAME_DECISIONS = 1000
+_SEED_LIMIT = 1 << 64  # Rng state is 64 bits: seeds are 0 <= seed < 2**64
+
+
+def _as_int(value: Any) -> int | None:
+    """An integer-like scalar (numpy integers) as an int; None for anything else."""
+    try:
+        return None if isinstance(value, bool) else value.__index__()
+    except (AttributeError, TypeError):
+        return None
 
 
 class Game(InfluenceRules, MilitaryRules, CombatRules):
@@ -40,8 +50,24 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
     # ---- construction (B.1) --------------------------------------------------------------
 
     @classmethod
-    def new(cls, config: GameConfig | None = None, seed: int | None = 0) -> Game:
+    def new(
+        cls, config: GameConfig | None = None, seed: int | None = 0, backend: str = "auto"
+    ) -> Game:
+        """``backend``: "python" (this reference engine), "native" (the C++ core, an error
+        if not built) or "auto" (native when built, else Python with one warning); see
+        ``backend.py`` and docs/native.md."""
         config = config or GameConfig()
+        if seed is not None:
+            value = _as_int(seed) if getattr(seed, "ndim", 0) == 0 else None
+            if value is None:
+                raise InvalidConfigError(f"seed must be an int or None, got {seed!r}")
+            if not 0 <= value < _SEED_LIMIT:
+                raise InvalidConfigError(f"seed must be in 0..2**64-1, got {seed!r}")
+            seed = value
+        if cls is Game and use_native(backend):
+            from .native import new_native
+
+            return new_native(config, seed)
         g = object.__new__(cls)
         n = config.num_players
         g.n = n
@@ -50,6 +76,7 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
         g.events = []
         g.forced_dice = []
         g.turn = 1
+        g.decisions = 0
         g.supply = [D.CUBES_PER_PLAYER] * n + [0] * (D.MAX_PLAYERS - n)
         g.cubes = [0] * (D.NUM_CITIES * D.MAX_PLAYERS)
         g.cand = [-1] * (D.NUM_CITIES * 2)
@@ -137,6 +164,12 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
     def is_terminal(self) -> bool:
         return self.phase == Phase.GAME_OVER
 
+    @property
+    def is_truncated(self) -> bool:
+        """Unfinished after ``MAX_GAME_DECISIONS`` decisions: the environments and the
+        evaluator stop such a game and record it as truncated (no winner)."""
+        return self.decisions >= MAX_GAME_DECISIONS and self.phase != Phase.GAME_OVER
+
     def legal_actions(self) -> list[int]:
         """Sorted legal action ids for ``current_player``; empty only when terminal."""
         return _LEGAL[self.phase](self)
@@ -153,23 +186,28 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
     def apply_action(self, action: int) -> None:
         """Apply a legal action (unchecked, fast) and run automatic steps."""
         _APPLY[self.phase](self, action)
+        self.decisions += 1
 
     def apply_action_checked(self, action: Any) -> None:
         """Apply an action after validating it; raises IllegalActionError, state unchanged."""
         if isinstance(action, bool) or not isinstance(action, int):
-            if hasattr(action, "__index__") and not isinstance(action, bool):
-                action = int(action)  # numpy integers
+            if getattr(action, "ndim", 0) == 0 and _as_int(action) is not None:
+                action = _as_int(action)  # numpy integers
             else:
-                raise self._illegal(action, f"action must be an int, got {type(action).__name__}")
+                reason = f"action must be an int, got {type(action).__name__}"
+                raise self.illegal_action_error(action, reason)
         if self.is_terminal:
-            raise self._illegal(action, "the game is over")
+            raise self.illegal_action_error(action, "the game is over")
         if not 0 <= action < A.NUM_ACTIONS:
-            raise self._illegal(action, f"action id out of range 0..{A.NUM_ACTIONS - 1}")
+            reason = f"action id out of range 0..{A.NUM_ACTIONS - 1}"
+            raise self.illegal_action_error(action, reason)
         if not self.is_legal(action):
-            raise self._illegal(action, "not legal now")
+            raise self.illegal_action_error(action, "not legal now")
         self.apply_action(action)
 
-    def _illegal(self, action: Any, reason: str) -> IllegalActionError:
+    def illegal_action_error(self, action: Any, reason: str) -> IllegalActionError:
+        """The typed error for ``action`` in this state (phase, player, legal list), with
+        ``reason``; for adapters that refuse an action before it reaches the engine."""
         player = self.current_player
         text = self.action_to_str(action) if type(action) is int else repr(action)
         legal = [] if self.is_terminal else self.legal_actions()
@@ -179,14 +217,9 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
         if A.PLACE <= action < A.SPEND_CUBE:
             rest, side = divmod(action - A.PLACE, 2)
             klass, slot = divmod(rest, D.LOCATION_SLOTS)
-            x = D.CLASS_CITY[klass]
-            if not self.pool[klass] or not self._placeable_cities() >> x & 1:
+            if not self.pool[klass] or not self._placeable_cities() >> D.CLASS_CITY[klass] & 1:
                 return False
-            if D.CLASS_TYPE[klass] == D.TRIREME and (
-                D.LOCATION_TILES[self.loc_display[slot]].order == D.ORDER_H
-            ):
-                return False
-            return self._target_status(self.step_player, x, slot, side) > 0
+            return Q.class_placement_status(self, self.step_player, klass, slot, side) > 0
         return action in self._legal_commit()
 
     def action_to_str(self, action: int) -> str:
@@ -239,31 +272,41 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
     # ---- scoring (B.10) ----------------------------------------------------------------------
 
     def location_vp(self, player: int) -> int:
-        bit = 1 << player
-        return sum(_TILE_VP[t] for t, claim in enumerate(self.loc_claim) if claim & bit)
+        return Q.location_vp(self.loc_claim, player)
 
     def statue_count(self, player: int) -> int:
         return sum(self.statues[player :: D.MAX_PLAYERS])
 
     def scores(self) -> list[int]:
         """Victory points now: cubes on the board, location tiles, statues at current value."""
-        values = [D.statue_value(c, d) for c, d in enumerate(self.defeats)]
-        out = []
-        for p in range(self.n):
-            cubes = sum(self.cubes[p :: D.MAX_PLAYERS]) + self.cand.count(p)
-            statues = sum(
-                s * v for s, v in zip(self.statues[p :: D.MAX_PLAYERS], values, strict=True)
-            )
-            out.append(cubes + self.location_vp(p) + statues)
-        return out
+        return [
+            Q.cube_vp(self.cubes, self.cand, p)
+            + Q.location_vp(self.loc_claim, p)
+            + Q.statue_vp(self.statues, self.defeats, p)
+            for p in range(self.n)
+        ]
+
+    def ranking_keys(self) -> list[tuple[int, int, int]]:
+        """Per seat (VP, location VP, statue count): the B.10 order, best highest."""
+        return Q.ranking_keys(self)
 
     def winners(self) -> list[int]:
         """Highest score; ties broken by location VP, then statue count, then shared."""
-        keys = [(s, self.location_vp(p), self.statue_count(p)) for p, s in enumerate(self.scores())]
-        best = max(keys)
-        return [p for p, k in enumerate(keys) if k == best]
+        return Q.winners_of(self.ranking_keys())
 
-    # ---- invariants (RULES.md Appendix 2) -------------------------------------------------------
+    def ranks(self) -> list[float]:
+        """Rank per seat, 1 = best; tied seats share the mean of their places (B.10)."""
+        return Q.fractional_ranks(self.ranking_keys())
+
+    def win_shares(self) -> list[float]:
+        """1/k to each of the k winners, 0 to the others (an all-way tie: 1/n each)."""
+        return Q.win_shares(self.winners(), self.n)
+
+    def win_rewards(self) -> list[float]:
+        """Zero-sum: winners share +1, the others -1; an all-way tie is 0 for everyone."""
+        return Q.win_rewards(self.winners(), self.n)
+
+    # ---- invariants (docs/rules.md Appendix 2) --------------------------------------------------
 
     def check_invariants(self) -> None:
         """Raise AssertionError-free RuntimeError describing the first broken invariant."""

@@ -2,7 +2,7 @@
 Perikles, Plague and Alkibiades (D.1-D.3, E18-E20), phase 3 proposals (B.5, E12-E14) and
 phase 4 elections (B.6).
 
-Engine decisions made here beyond RULES.md (also in docs/rules.md):
+Engine decisions made here beyond the specification (docs/rules.md G2, G4):
 * A player with no legal proposal in phase 3 passes automatically (no decision is asked).
 * The after-tile special window (B.4 step 5) is offered to a picker who holds *any* unused
   special tile while Perikles, Plague or Alkibiades may still be unplayed, so that being
@@ -14,6 +14,14 @@ from __future__ import annotations
 from . import actions as A
 from . import data as D
 from .phases import Phase
+from .queries import (
+    assassination_targets,
+    election_outcome,
+    plague_losses,
+    proposals,
+    seat_candidate,
+    unseat_candidate,
+)
 from .state import RulesBase
 
 _CITIES = range(D.NUM_CITIES)
@@ -184,10 +192,7 @@ class InfluenceRules(RulesBase):
 
     def _plague(self, city: int) -> None:
         """D.2 / E19: everyone loses floor(n/2), n counting his own candidate cube."""
-        for q in range(self.n):
-            in_main = self.cubes[city * 5 + q]
-            n = in_main + (self.cand[city * 2] == q) + (self.cand[city * 2 + 1] == q)
-            loss = min(n // 2, in_main)
+        for q, loss in enumerate(plague_losses(self.cubes, self.cand, city, self.n)):
             if loss:
                 self._remove_cubes(q, city, loss)
             self._log("plague_loss", q, D.CITY_NAMES[city], loss)
@@ -227,28 +232,17 @@ class InfluenceRules(RulesBase):
     # ---- candidate proposals (B.5, E12) ----------------------------------------------
 
     def _proposals(self, p: int) -> list[int]:
-        """Legal (city, nominee offset) proposals of player p, as action ids."""
-        out = []
+        """Legal (city, nominee offset) proposals of player p, as action ids (B.5, E12)."""
         n = self.n
-        cubes, cand = self.cubes, self.cand
-        for c in _CITIES:
-            alpha, beta = cand[c * 2], cand[c * 2 + 1]
-            if beta >= 0:
-                continue  # both slots full
-            if not (cubes[c * 5 + p] or alpha == p):
-                continue  # proposer needs a cube in C, candidate slot included (E12)
-            for off in range(n):
-                q = (p + off) % n
-                if cubes[c * 5 + q] and q != alpha:
-                    out.append(A.city_player(A.PROPOSE, c, off))
-        return out
+        return [
+            A.city_player(A.PROPOSE, c, (q - p) % n)
+            for c, q in proposals(self.cubes, self.cand, p, n)
+        ]
 
     def _propose(self, action: int) -> None:
         city, offset = divmod(action - A.PROPOSE, D.MAX_PLAYERS)
         q = self._seat(offset)
-        slot = city * 2 + (0 if self.cand[city * 2] < 0 else 1)
-        self.cand[slot] = q
-        self.cubes[city * 5 + q] -= 1
+        slot = seat_candidate(self.cubes, self.cand, city, q)
         self._log("propose", self.current, D.CITY_NAMES[city], q, "ab"[slot & 1])
 
     def _legal_candidate(self) -> list[int]:
@@ -261,16 +255,11 @@ class InfluenceRules(RulesBase):
     # ---- assassin (B.4 step 3, E16) ----------------------------------------------------
 
     def _legal_assassin(self) -> list[int]:
-        out = []
-        for c in _CITIES:
-            for off in range(self.n):
-                if self.cubes[c * 5 + self._seat(off)]:
-                    out.append(A.assassinate(c, off))
-            if self.cand[c * 2] >= 0:
-                out.append(A.assassinate(c, A.ASSASSIN_ALPHA))
-            if self.cand[c * 2 + 1] >= 0:
-                out.append(A.assassinate(c, A.ASSASSIN_BETA))
-        return out
+        n, me = self.n, self.current
+        return [
+            A.assassinate(c, (t - me) % n if t < D.MAX_PLAYERS else t)
+            for c, t in assassination_targets(self.cubes, self.cand, n, me)
+        ]
 
     def _apply_assassin(self, action: int) -> None:
         city, target = divmod(action - A.ASSASSINATE, A.ASSASSIN_TARGETS)
@@ -279,12 +268,7 @@ class InfluenceRules(RulesBase):
             self._remove_cubes(victim, city, 1)
             where = "main"
         else:
-            s = city * 2 + (target - A.ASSASSIN_ALPHA)
-            victim = self.cand[s]
-            self.supply[victim] += 1
-            self.cand[s] = -1
-            if s % 2 == 0 and self.cand[s + 1] >= 0:  # beta moves up to alpha (E16)
-                self.cand[s], self.cand[s + 1] = self.cand[s + 1], -1
+            victim = unseat_candidate(self.cand, self.supply, city * 2 + target - A.ASSASSIN_ALPHA)
             where = "alpha" if target == A.ASSASSIN_ALPHA else "beta"
         self._log("assassinate", self.current, D.CITY_NAMES[city], victim, where)
         self._after_tile()
@@ -318,19 +302,16 @@ class InfluenceRules(RulesBase):
 
     def _elections(self) -> None:
         for c in _CITIES:
+            winner, loss = election_outcome(self.cubes, self.cand, c)
             alpha, beta = self.cand[c * 2], self.cand[c * 2 + 1]
             self.cand[c * 2] = self.cand[c * 2 + 1] = -1
             if alpha < 0:
                 self._log("election", D.CITY_NAMES[c], -1, 0)
                 continue
             self.supply[alpha] += 1
-            winner, loss = alpha, 0
             if beta >= 0:
                 self.supply[beta] += 1
-                a_count, b_count = self.cubes[c * 5 + alpha], self.cubes[c * 5 + beta]
-                winner, loser_count = (alpha, b_count) if a_count >= b_count else (beta, a_count)
-                loss = loser_count  # E36: the loser's main-area cubes
-                self._remove_cubes(winner, c, loss)
+                self._remove_cubes(winner, c, loss)  # E36: the loser's main-area cubes
             self.leader[c] = winner
             self._log("election", D.CITY_NAMES[c], winner, loss)
         self.persian = 0

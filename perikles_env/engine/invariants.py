@@ -1,4 +1,4 @@
-"""Invariants of RULES.md Appendix 2, checked by the random-play harness after every action.
+"""Invariants of docs/rules.md Appendix 2, checked by the random-play harness after every action.
 
 ``check_invariants(g)`` looks at one state; ``check_transition(before, after)`` at two
 consecutive ones (facts such as "relationships never flip within a turn" need both);

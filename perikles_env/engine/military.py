@@ -2,7 +2,7 @@
 pool recovery, the 2-shard-then-1-shard commit order, commit steps as micro-actions,
 placement legality with city relationships, permission interrupts and Slave Revolt (D.4).
 
-Engine decisions made here beyond RULES.md (also in docs/rules.md):
+Engine decisions made here beyond the specification (docs/rules.md G6, G7):
 * A commit step in which the only legal action is ``END_STEP`` ends automatically when the
   player holds no unused special tile (whether one is held is public, so no leak).
 * Slave Revolt played after at least one placement closes the step's placements (it is
@@ -14,12 +14,12 @@ from __future__ import annotations
 from . import actions as A
 from . import data as D
 from .phases import Phase
+from .queries import placement_status, placement_targets
 from .state import RulesBase
 
 _SLOTS = range(D.LOCATION_SLOTS)
 _SPARTAN_HOPLITES = D.CLASSES_OF[D.SPARTA][D.HOPLITE]
 _PLACE_K = A.place(1, 0, 0) - A.place(0, 0, 0)  # id stride of one counter class
-_TILE_CITY = [tile.city for tile in D.LOCATION_TILES]
 _HOPLITE_ONLY = [tile.order == D.ORDER_H for tile in D.LOCATION_TILES]
 
 
@@ -147,68 +147,10 @@ class MilitaryRules(RulesBase):
 
     # ---- B.7.6 placement legality ----------------------------------------------------------
 
-    def _target_status(self, p: int, x: int, slot: int, side: int) -> int:
-        """0 illegal, 1 legal, 2 legal once O's leader grants permission (B.7.6, B.7.8)."""
-        for s, d, status in self._open_targets(p, x):
-            if s == slot and d == side:
-                return status
-        return 0
-
-    def _open_targets(
-        self, p: int, x: int, first: bool = False, skip_hoplite_only: bool = False
-    ) -> list[tuple[int, int, int]]:
-        """``(slot, side, status)`` for every side of every location that player p may place
-        a counter of city x on: status 1 legal, 2 legal once O's leader grants permission
-        (B.7.6, B.7.8). One pass over the slots: this is the commit phase's hot loop.
-        ``first`` stops at the first target; ``skip_hoplite_only`` leaves out locations
-        that take hoplites only (E24), for a hand without hoplites.
-
-        [ENGINE] The main player of a side counts as on that side even after Slave Revolt
-        took his last counter there (he keeps the mark, C.1, E35), so he may not join the
-        other side: a player's forces never face each other (B.7.6), and one player being
-        main attacker and main defender would win the location either way."""
-        led = self._led_mask(p)
-        xbit = 1 << x
-        war_x, ally_x = self.war[x], self.ally[x]
-        sides, main, leader = self.side_cities, self.main, self.leader
-        perm, denied, display = self.perm, self.denied, self.loc_display
-        out = []
-        for slot in _SLOTS:
-            tile = display[slot]
-            if skip_hoplite_only and _HOPLITE_ONLY[tile]:
-                continue
-            owner = _TILE_CITY[tile]
-            owner_leader = leader[owner]
-            attackers = sides[slot * 2]
-            defenders = sides[slot * 2 + 1] | (1 << owner)
-            # attack: not against your own city, an ally, a city you lead or while at war
-            # with an attacker; never while main defender here
-            if not (
-                main[slot * 2 + 1] == p
-                or owner_leader == p
-                or defenders & xbit
-                or ally_x & defenders
-                or led & defenders
-                or war_x & attackers
-            ):
-                out.append((slot, A.ATTACK, 1))
-                if first:
-                    return out
-            if (
-                main[slot * 2] == p
-                or attackers & xbit
-                or war_x & defenders
-                or ally_x & attackers
-                or led & attackers
-            ):
-                continue
-            if owner_leader == p or perm[slot] & xbit:
-                out.append((slot, A.DEFEND, 1))
-            elif owner_leader >= 0 and not denied[slot] & xbit:
-                out.append((slot, A.DEFEND, 2))
-            if first and out:
-                return out
-        return out
+    # The rule itself is ``queries.placement_targets``: one implementation for the engine
+    # and every consumer (heuristic, battle features).
+    _target_status = placement_status
+    _open_targets = placement_targets
 
     def _placeable_cities(self) -> int:
         """Bitmask of military cities the step player may place from right now."""

@@ -25,3 +25,21 @@ class Phase(IntEnum):
     BATTLE_SPECIAL = 13  # D.9: play or pass a battle special before a dice round
     CASUALTY = 14  # C.7: main player picks the city among tied lowest counters
     GAME_OVER = 15  # terminal
+
+
+# Decision phases of turn phases 1-3 (setup included): the elections (B.6) are still ahead.
+BEFORE_ELECTIONS = frozenset(
+    (
+        Phase.SETUP_PLACE,
+        Phase.INFLUENCE_PICK,
+        Phase.ALKIBIADES_CUBE,
+        Phase.ALKIBIADES_DEST,
+        Phase.ANY_CITY,
+        Phase.CANDIDATE_TILE,
+        Phase.ASSASSIN_TILE,
+        Phase.POST_PICK_SPECIAL,
+        Phase.PROPOSE,
+    )
+)
+# Decision phases in which a location's counters lie face up (phase 6, C.2).
+BATTLE_PHASES = frozenset((Phase.BATTLE_SPECIAL, Phase.CASUALTY))

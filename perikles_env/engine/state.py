@@ -22,8 +22,10 @@ from typing import Any
 
 from ..errors import InvalidConfigError
 from . import data as D
+from .information import controlled_cities
 from .phases import Phase
 from .rng import Rng
+from .validate import check_fields, check_state
 
 NUM_BOXES = D.LOCATION_SLOTS * 4
 
@@ -113,6 +115,7 @@ STATE_FIELDS = (
     "b_loser",
     "b_cas",
     "events",
+    "decisions",
 )
 
 
@@ -183,6 +186,7 @@ class GameState:
     b_loser: int
     b_cas: list[int]  # tied casualty cities (classes) awaiting the main player's choice
     events: list[tuple[Any, ...]]
+    decisions: int  # apply_action calls so far (Game.is_truncated, MAX_GAME_DECISIONS)
 
     # ---- copying -------------------------------------------------------------------
 
@@ -211,8 +215,9 @@ class GameState:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Any:
-        if d.get("format") != "perikles-state-1":
-            raise ValueError(f"unknown state format {d.get('format')!r}")
+        """The state ``to_dict`` wrote, validated first (``validate.py``): bad input raises
+        ``InvalidStateError`` naming the field and builds nothing."""
+        check_fields(d, STATE_FIELDS)
         g = object.__new__(cls)
         for name in STATE_FIELDS:
             value = d[name]
@@ -224,6 +229,7 @@ class GameState:
                 value = value[:]
             object.__setattr__(g, name, value)
         g.rng = Rng(d["rng"])
+        check_state(g)
         return g
 
     def config(self) -> GameConfig:
@@ -295,16 +301,8 @@ class RulesBase(GameState):
         self.cubes[city * 5 + player] -= count
         self.supply[player] += count
 
-    def _led_mask(self, player: int) -> int:
-        """Military cities the player controls: the cities he leads, plus Persia for a
-        Persian leader."""
-        mask = 0
-        for c in range(D.NUM_CITIES):
-            if self.leader[c] == player:
-                mask |= 1 << c
-        if self.persian >> player & 1:
-            mask |= 1 << D.PERSIA
-        return mask
+    # Military cities the player controls (the one definition is in ``information``).
+    _led_mask = controlled_cities
 
     def _has_unused_special(self, player: int) -> bool:
         return self.special[player] >= 0

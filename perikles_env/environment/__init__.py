@@ -11,9 +11,8 @@ from typing import Any
 from pettingzoo.utils import wrappers
 
 from ..analysis.observation import LAYOUT, OBS_SIZE, encode_observation, observation_space
+from ..registration import PETTINGZOO_ID as ENV_ID
 from .aec import final_rewards, raw_env
-
-ENV_ID = "perikles/Perikles-v0"
 
 
 class PeriklesOrderEnforcing(wrappers.OrderEnforcingWrapper):
@@ -27,6 +26,14 @@ class PeriklesOrderEnforcing(wrappers.OrderEnforcingWrapper):
             raise AttributeError("last() cannot be called before reset()")
         return self.env.last(observe)
 
+    def step(self, action: Any) -> None:
+        """As PettingZoo's, except that an action other than ``None`` once every agent is
+        done raises ``IllegalActionError`` (PettingZoo only warns): a loop that keeps
+        stepping a finished game has a bug, and no move may be silently dropped."""
+        if self._has_reset and not self.env.agents and action is not None:
+            self.env.step(action)  # raises: the game is over and every agent is done
+        super().step(action)
+
 
 def env(num_players: int = 4, render_mode: str | None = None, **options: Any) -> Any:
     """The wrapped environment (PettingZoo's order enforcing wrapper over ``raw_env``)."""
@@ -34,17 +41,6 @@ def env(num_players: int = 4, render_mode: str | None = None, **options: Any) ->
         raw_env(num_players=num_players, render_mode=render_mode, **options)
     )
 
-
-def _register() -> None:
-    try:
-        from pettingzoo import aec_registry, register
-    except ImportError:  # older PettingZoo: no registry
-        return
-    if ENV_ID not in aec_registry:
-        register("aec", ENV_ID, entry_point="perikles_env.environment:env")
-
-
-_register()
 
 __all__ = [
     "ENV_ID",

@@ -12,8 +12,13 @@ Rewards                only at the end; ``reward="win"`` | ``"rank"`` | ``"vp"``
 Illegal actions        ``illegal_action="raise"`` (default): IllegalActionError, nothing
                        changes; ``"penalize"``: the game ends, offender gets
                        ``illegal_penalty``, everyone else 0
+Truncation             all agents truncated (rewards 0) when the game reaches the engine's
+                       ``MAX_GAME_DECISIONS`` unfinished (``Game.is_truncated``) or after
+                       ``max_cycles * n`` decisions when ``max_cycles`` is set
+State                  ``state()``: the full state (hidden information included) as one
+                       vector in absolute seat order, for centralised critics
 Options                ``oracle=True`` adds hidden information to observations (debugging,
-                       privileged critics); ``seed``; ``record_events``
+                       privileged critics); ``seed``; ``record_events``; ``max_cycles``
 Version                v0: first release
 =====================  =================================================================
 
@@ -35,10 +40,12 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from ..analysis.observation import ObservationEncoder, observation_size
+from ..analysis.observation import CLIP, ObservationEncoder, observation_size
 from ..engine import NUM_ACTIONS, Game, GameConfig
 from ..engine.determinize import determinize as _determinize
 from ..errors import IllegalActionError, InvalidConfigError
+from ..render import board_rgb
+from ..render.raster import require_rasteriser
 from .render import render_text
 
 REWARD_MODES = ("win", "rank", "vp")
@@ -52,30 +59,40 @@ def final_rewards(game: Game, mode: str) -> list[float]:
     if mode == "vp":
         mean = sum(scores) / n
         return [(s - mean) / 20 for s in scores]
-    keys = [(scores[p], game.location_vp(p), game.statue_count(p)) for p in range(n)]
     if mode == "win":
-        winners = set(game.winners())
-        k = len(winners)
-        if k == n:
-            return [0.0] * n
-        return [1 / k if p in winners else -1 / (n - k) for p in range(n)]
-    order = sorted(range(n), key=lambda p: keys[p], reverse=True)
-    ranks = [0.0] * n
-    i = 0
-    while i < n:
-        j = i
-        while j + 1 < n and keys[order[j + 1]] == keys[order[i]]:
-            j += 1
-        for idx in range(i, j + 1):
-            ranks[order[idx]] = (i + j) / 2 + 1
-        i = j + 1
-    return [1 - 2 * (r - 1) / (n - 1) for r in ranks]
+        return game.win_rewards()
+    return [1 - 2 * (r - 1) / (n - 1) for r in game.ranks()]
+
+
+def _check_seed(seed: Any) -> None:
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
+    ):
+        raise InvalidConfigError(f"seed must be None or an int >= 0, got {seed!r}")
+
+
+def _check_options(oracle: Any, seed: Any, illegal_penalty: Any, max_cycles: Any) -> None:
+    """Type-check the options that a loose check would misread (``oracle="no"`` is truthy,
+    a float seed would be truncated): a typed error naming the option, nothing built."""
+    if not isinstance(oracle, bool):
+        raise InvalidConfigError(f"oracle must be True or False, got {oracle!r}")
+    _check_seed(seed)
+    if isinstance(illegal_penalty, bool) or not isinstance(
+        illegal_penalty, (int, float, np.integer, np.floating)
+    ) or not np.isfinite(illegal_penalty):
+        raise InvalidConfigError(
+            f"illegal_penalty must be a finite number, got {illegal_penalty!r}"
+        )
+    if max_cycles is not None and (
+        isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
+    ):
+        raise InvalidConfigError(f"max_cycles must be None or an int >= 1, got {max_cycles!r}")
 
 
 class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
     metadata = {
         "name": "perikles_v0",
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -90,22 +107,29 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         oracle: bool = False,
         seed: int | None = None,
         record_events: bool = True,
+        max_cycles: int | None = None,
     ) -> None:
         super().__init__()
+        _check_options(oracle, seed, illegal_penalty, max_cycles)
         self.config = GameConfig(num_players=num_players, record_events=record_events)
-        if reward not in REWARD_MODES:
+        if not isinstance(reward, str) or reward not in REWARD_MODES:
             raise InvalidConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
-        if illegal_action not in ILLEGAL_MODES:
+        if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_MODES:
             raise InvalidConfigError(
                 f"illegal_action must be one of {ILLEGAL_MODES}, got {illegal_action!r}"
             )
-        if render_mode is not None and render_mode not in ("ansi", "human"):
-            raise InvalidConfigError("render_mode must be None, 'ansi' or 'human'")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise InvalidConfigError(
+                f"render_mode must be None, 'ansi', 'human' or 'rgb_array', got {render_mode!r}"
+            )
+        if render_mode == "rgb_array":
+            require_rasteriser()  # fail now, not at the first frame
         self.render_mode = render_mode
         self.reward_mode = reward
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
-        self.oracle = bool(oracle)
+        self.oracle = oracle
+        self.max_cycles = max_cycles
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         size = observation_size(self.oracle)
@@ -117,9 +141,11 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.state_space = spaces.Box(-1.0, CLIP, shape=(observation_size(True),), dtype=np.float32)
         self._seed_rng = np.random.default_rng(seed)
         self.game: Game | None = None
         self._encoder = ObservationEncoder(self.oracle)
+        self._state_encoder = ObservationEncoder(oracle=True)
         self._mask: np.ndarray | None = None
 
     # ---- spaces ------------------------------------------------------------------------
@@ -133,6 +159,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
     # ---- lifecycle -------------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        _check_seed(seed)
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
         game_seed = int(self._seed_rng.integers(0, 2**63))
@@ -179,6 +206,14 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": self._encoder.encode(game, seat), "action_mask": mask}
 
+    def state(self) -> np.ndarray:
+        """The full state as one vector (``state_space``), for centralised critics: the
+        oracle observation of seat 0, i.e. every public block in absolute seat order plus
+        all hidden information (every special tile, hand and face-down counter). Deck
+        orders and the RNG (future chance) are not in it. Never give it to a policy that
+        must play fairly."""
+        return self._state_encoder.encode(self._require_game(), 0)
+
     def step(self, action: Any) -> None:
         """Apply ``action`` for ``agent_selection`` (the engine's current player). After the
         game ends, each agent is stepped with ``None`` to remove it, as usual in
@@ -208,6 +243,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self._cumulative_rewards[agent] = 0.0  # rewards come only at the end
         if game.current < 0:
             self._finish(final_rewards(game, self.reward_mode))
+        elif self._out_of_time(game):
+            self._finish([0.0] * game.n, truncated=True)
         else:
             self._after_move()
         if self.render_mode == "human":
@@ -226,7 +263,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.step(action)
 
     def _error(self, game: Game, agent: str, action: Any, reason: str) -> IllegalActionError:
-        error = game._illegal(action, f"{agent}: {reason}")
+        error = game.illegal_action_error(action, f"{agent}: {reason}")
         error.agent = agent  # type: ignore[attr-defined]
         return error
 
@@ -263,27 +300,42 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self._finish(rewards)
         return None
 
-    def _finish(self, rewards: list[float]) -> None:
-        """End the episode for every agent with these rewards (game over or penalty)."""
+    def _out_of_time(self, game: Game) -> bool:
+        """The engine's decision limit (``Game.is_truncated``) or ``max_cycles`` reached."""
+        if game.is_truncated:
+            return True
+        return self.max_cycles is not None and game.decisions >= self.max_cycles * game.n
+
+    def _finish(self, rewards: list[float], truncated: bool = False) -> None:
+        """End the episode for every agent with these rewards: terminated (game over or
+        penalty) or truncated (time limit; ``info["truncated"]`` says which limit)."""
         game = self._require_game()
         self._mask = None
         scores = game.scores()
         winners = game.winners() if game.is_terminal else []
+        done = self.truncations if truncated else self.terminations
         for a in self.agents:
             self.rewards[a] = rewards[self.agent_name_mapping[a]]
-            self.terminations[a] = True
+            done[a] = True
             self.infos[a].pop("action_mask", None)
             self.infos[a]["scores"] = scores[:]
             self.infos[a]["winners"] = winners[:]
+            if truncated:
+                self.infos[a]["truncated"] = (
+                    "max_game_decisions" if game.is_truncated else "max_cycles"
+                )
         self._accumulate_rewards()
 
     # ---- extras --------------------------------------------------------------------------
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         """The text board from the view of ``agent_selection`` (hidden information hidden):
-        returned for ``"ansi"``, printed for ``"human"``."""
+        returned for ``"ansi"``, printed for ``"human"``; for ``"rgb_array"`` the board
+        picture with public information only (``H x W x 3`` uint8), for videos."""
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            return board_rgb(self._require_game(), viewer=None)
         text = self.board()
         if self.render_mode == "human":
             print(text)
@@ -340,11 +392,13 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self._mask = self._live_mask()
 
     def _live_mask(self) -> np.ndarray | None:
-        """The mask of the agent to act, or None when nobody is (game over or penalized)."""
+        """The mask of the agent to act, or None when nobody is (game over, penalized or
+        truncated)."""
         game = self.game
         if game is None or game.current < 0 or not self.agents:
             return None
-        if self.terminations.get(self.agent_selection, True):
+        agent = self.agent_selection
+        if self.terminations.get(agent, True) or self.truncations.get(agent, True):
             return None
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         mask[game.legal_actions()] = 1
@@ -353,7 +407,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
     # ---- pickle / deepcopy: preserve the game exactly (PettingZoo #1307, #1186) ----------------
 
     def __getstate__(self) -> dict[str, Any]:
-        skip = ("game", "_encoder", "_mask")
+        skip = ("game", "_encoder", "_state_encoder", "_mask")
         state = {k: v for k, v in self.__dict__.items() if k not in skip}
         state["game"] = None if self.game is None else self.game.to_dict()
         return state
@@ -364,4 +418,5 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.__dict__.update(state)
         self.game = None if game is None else Game.from_dict(game)
         self._encoder = ObservationEncoder(self.oracle)
+        self._state_encoder = ObservationEncoder(oracle=True)
         self._mask = self._live_mask()

@@ -3,74 +3,131 @@ face-down strengths of counters he does not control are shown as '?')."""
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Iterable
+
 from ..engine import data as D
-from ..engine.determinize import known_cities, revealed_slot
 from ..engine.game import Game
+from ..engine.information import known_cities, revealed_slot
+from ..render.svg import readable
+
+WIDTH = 100  # widest line of the board, in characters
 
 
 def _seat(p: int) -> str:
     return f"p{p}" if p >= 0 else "-"
 
 
+def _wrap(label: str, items: list[str]) -> list[str]:
+    """``label`` then the items, wrapped at WIDTH with continuation lines indented."""
+    text = label + (" ".join(items) if items else "-")
+    return textwrap.wrap(
+        text, WIDTH, subsequent_indent="    ", break_on_hyphens=False, break_long_words=False
+    )
+
+
 def render_text(game: Game, viewer: int) -> str:
+    """The whole board as ``viewer`` may see it, every line at most WIDTH characters."""
+    game = readable(game)
+    sections = (
+        header_lines(game, viewer),
+        city_lines(game),
+        influence_lines(game, viewer),
+        hand_lines(game, viewer),
+        location_lines(game, viewer),
+    )
+    return "\n\n".join("\n".join(lines) for lines in sections)
+
+
+def header_lines(game: Game, viewer: int) -> list[str]:
+    game = readable(game)
+    g = game
+    return [
+        f"Perikles  turn {g.turn}  phase {g.phase.name}  to act: {_seat(g.current)}  "
+        f"viewer: p{viewer}",
+        *_wrap(
+            "scores: ",
+            [f"p{p}={s}" for p, s in enumerate(g.scores())]
+            + ["  supply:"]
+            + [str(g.supply[p]) for p in range(g.n)],
+        ),
+    ]
+
+
+_CITY_ROW = "{:8} {} {:9} {:6} {:>7} {:>6}  {}"
+
+
+def city_lines(game: Game) -> list[str]:
+    """One row per city: cubes per player, candidates, leader, defeats, statues."""
+    game = readable(game)
     g = game
     n = g.n
-    lines = [
-        f"Perikles  turn {g.turn}  phase {g.phase.name}  to act: "
-        f"{_seat(g.current)}  viewer: p{viewer}",
-        "scores: "
-        + "  ".join(f"p{p}={s}" for p, s in enumerate(g.scores()))
-        + "   supply: "
-        + " ".join(str(g.supply[p]) for p in range(n)),
-        "",
-        f"{'city':8} {'cubes ' + ' '.join(f'p{p}' for p in range(n)):{6 + 3 * n}} "
-        "cand(a,b) leader defeats statue statues",
-    ]
+    seats = " ".join(f"{'p' + str(p):>3}" for p in range(n))
+    lines = [_CITY_ROW.format("city", seats, "cand a,b", "leader", "defeats", "statue", "statues")]
     for c, name in enumerate(D.CITY_NAMES):
-        cubes = " ".join(f"{g.cubes[c * 5 + p]:2}" for p in range(n))
+        cubes = " ".join(f"{g.cubes[c * 5 + p]:3}" for p in range(n))
         cand = f"{_seat(g.cand[c * 2])},{_seat(g.cand[c * 2 + 1])}"
         statues = " ".join(f"p{p}x{g.statues[c * 5 + p]}" for p in range(n) if g.statues[c * 5 + p])
-        lines.append(
-            f"{name:8} {cubes:{6 + 3 * n}} {cand:9} {_seat(g.leader[c]):6} "
-            f"{g.defeats[c]:7} {D.statue_value(c, g.defeats[c]):6} {statues}"
-        )
+        value = D.statue_value(c, g.defeats[c])
+        row = _CITY_ROW.format(name, cubes, cand, _seat(g.leader[c]), g.defeats[c], value, statues)
+        lines.append(row.rstrip())
     persians = [p for p in range(n) if g.persian >> p & 1]
     lines.append(f"Persian leaders: {', '.join(f'p{p}' for p in persians) or '-'}")
-    lines.append("")
-    lines.append(
-        "influence display: "
-        + ", ".join(f"{s + 1}:{D.influence_name(t)}" for s, t in enumerate(g.display) if t >= 0)
-    )
-    lines.append(
-        "tiles held (2-shard/1-shard): "
-        + "  ".join(f"p{p}={g.held2[p]}/{g.held1[p]}" for p in range(n))
-    )
+    return lines
+
+
+def influence_lines(game: Game, viewer: int) -> list[str]:
+    """The influence display, tiles held and special tiles (only the viewer's own by name)."""
+    game = readable(game)
+    g = game
+    n = g.n
+    shown = [f"{s + 1}:{D.influence_name(t)}" for s, t in enumerate(g.display) if t >= 0]
     own = g.special[viewer]
-    lines.append(
-        f"your special tile: {D.SPECIAL_NAMES[own] if own >= 0 else 'none'}; "
-        "still holding one: " + ", ".join(f"p{p}" for p in range(n) if g.special[p] >= 0)
-    )
     played = [f"{D.SPECIAL_NAMES[t]} (p{q})" for t, q in enumerate(g.special_played) if q >= 0]
-    lines.append("specials played: " + (", ".join(played) or "-"))
-    known = known_cities(g, viewer)
-    revealed = revealed_slot(g)
+    return [
+        *_wrap("influence display: ", shown),
+        *_wrap(
+            "tiles held (2-shard/1-shard): ",
+            [f"p{p}={g.held2[p]}/{g.held1[p]}" for p in range(n)],
+        ),
+        f"your special tile: {D.SPECIAL_NAMES[own] if own >= 0 else 'none'}; still holding one: "
+        + (", ".join(f"p{p}" for p in range(n) if g.special[p] >= 0) or "-"),
+        *_wrap("specials played: ", played),
+    ]
+
+
+def hand_lines(game: Game, viewer: int) -> list[str]:
+    """The viewer's hand by strength, every hand by city and type, and the dead pool."""
+    game = readable(game)
+    g = game
+    lines = []
     if any(g.pool):
+        known = known_cities(g, viewer)
         hand = [
             f"{D.class_name(k)}x{g.pool[k]}"
             for k in D.EXISTING_CLASSES
             if g.pool[k] and known >> D.CLASS_CITY[k] & 1
         ]
-        lines.append("your hand: " + (" ".join(hand) or "-"))
-        lines.append("all hands: " + " ".join(_box_labels(g.pool, 0, "", 0, face_up=False)))
+        lines += _wrap("your hand: ", hand)
+        lines += _wrap("all hands: ", _box_labels(g.pool, 0, "", 0, face_up=False))
     dead = [f"{D.class_name(k)}x{g.dead[k]}" for k in D.EXISTING_CLASSES if g.dead[k]]
-    lines.append("dead pool: " + (" ".join(dead) or "-"))
-    lines.append("")
-    for slot, t in enumerate(g.loc_display):
+    return lines + _wrap("dead pool: ", dead)
+
+
+def location_lines(game: Game, viewer: int, slots: Iterable[int] | None = None) -> list[str]:
+    """The locations (all, or ``slots``) with their forces as the viewer may see them."""
+    game = readable(game)
+    g = game
+    known = known_cities(g, viewer)
+    revealed = revealed_slot(g)
+    lines: list[str] = []
+    for slot in range(D.LOCATION_SLOTS) if slots is None else slots:
+        t = g.loc_display[slot]
         if t < 0:
             continue
         tile = D.LOCATION_TILES[t]
         order = ("T>H", "H>T", "H")[tile.order]
-        won = [p for p in range(n) if g.loc_claim[t] >> p & 1]
+        won = [p for p in range(g.n) if g.loc_claim[t] >> p & 1]
         status = (
             f"won by {','.join(f'p{p}' for p in won)}"
             if won
@@ -85,16 +142,15 @@ def render_text(game: Game, viewer: int) -> str:
             parts = []
             for box, box_name in ((0, "main"), (1, "allied")):
                 base = ((slot * 2 + side) * 2 + box) * D.NUM_CLASSES
-                labels = _box_labels(g.at, base, box_name + ":", known, face_up=slot == revealed)
-                parts += labels
+                parts += _box_labels(g.at, base, box_name + ":", known, face_up=slot == revealed)
             if main >= 0 or parts:
-                lines.append(f"    {side_name:6} main={_seat(main)} {' '.join(parts)}")
-    return "\n".join(lines)
+                lines += _wrap(f"    {side_name:6} main={_seat(main)} ", parts)
+    return lines
 
 
 def _box_labels(counts: list[int], base: int, prefix: str, known: int, face_up: bool) -> list[str]:
     """Counters ``counts[base + class]``: by class where the viewer may see strengths (his own
-    cities, or the location being resolved), otherwise a count per city and type (RULES.md
+    cities, or the location being resolved), otherwise a count per city and type (docs/rules.md
     F: the city and type of every counter are public, not its strength)."""
     out = []
     for city in range(D.NUM_MILITARY_CITIES):

@@ -13,24 +13,26 @@ libraries (stable-baselines3 / sb3-contrib ``MaskablePPO``).
   actions come from ``action_masks()`` (a method of this class, so it works through
   ``SubprocVecEnv.env_method``) and in ``info["action_mask"]``.
 * **Rewards** are the learner's only (``rewards.py``; never another seat's reward).
-* **Illegal actions** (out of range, wrong type or masked out; SB3's ``check_env`` samples
+* **Actions** are action ids: a Python or numpy integer, or a numpy array holding one
+  (shape ``()`` or ``(1,)``). Anything else (``3.7``, ``"5"``, ``True``, longer arrays) is
+  an illegal action, like an id out of range or masked out (SB3's ``check_env`` samples
   unmasked actions): nothing is applied and nothing is substituted; the episode ends with
   ``terminated=True``, reward ``illegal_action_penalty`` and ``info["illegal_action"]``.
-* **Teacher** (optional agent spec): ``teacher_action()`` says what that agent would play
-  at the learner's decision, for distillation; it never acts in the game.
 * **Truncation** after ``max_decisions`` engine decisions in one game (a safety limit far
-  above real game lengths; ``engine.MAX_GAME_DECISIONS``).
+  above real game lengths; ``engine.MAX_GAME_DECISIONS``, ``Game.is_truncated``): the
+  episode ends with ``truncated=True`` and ``info["truncated"]``; nobody wins it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
-from ..agents import Agent, AgentError, RandomAgent, make_agent, parse_spec
+from ..agents import Agent, AgentError, RandomAgent, make_agent
 from ..analysis.encoding import Encoder, default_encoder
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig
 from ..engine import data as D
@@ -56,7 +58,7 @@ def _player_counts(value: PlayerCount) -> tuple[int, ...]:
 
 
 class PeriklesSingleAgentEnv(gym.Env):
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -68,9 +70,26 @@ class PeriklesSingleAgentEnv(gym.Env):
         max_decisions: int = MAX_GAME_DECISIONS,
         encoder: Encoder | None = None,
         render_mode: str | None = None,
-        teacher: str | None = None,
         features: Sequence[str] = (),
     ) -> None:
+        """Every argument is optional (``gymnasium.make("Perikles-v0", **kwargs)`` passes
+        them here); bad values raise ``InvalidConfigError`` naming the argument.
+
+        * ``num_players``: 3, 4 or 5, or a list such as ``[3, 4, 5]`` to draw from per game.
+        * ``learner_seat``: the learner's seat, or ``None`` to draw it per game.
+        * ``opponents``: agent spec(s) for the other seats (``"random"``, ``"heuristic"``,
+          ``"ismcts:..."``, ``"ppo:<path>"``): one spec, a list (equal weights), a
+          ``{spec: weight}`` dict or an ``OpponentPool``; each seat draws independently.
+        * ``reward``: ``"win"`` (default), ``"vp_margin"``, a dict of ``RewardConfig``
+          fields (``win``, ``vp_margin``, ``shaping``, ``vp_scale``) or a
+          ``RewardConfig`` (rewards.py).
+        * ``illegal_action_penalty``: reward of an illegal action, which ends the episode.
+        * ``max_decisions``: truncate after this many engine decisions in one game.
+        * ``features``: extra observation blocks, e.g. ``["battle"]`` (docs/observation.md);
+          ``encoder`` replaces the whole observation encoder instead.
+        * ``render_mode``: ``None``, ``"ansi"`` (text) or ``"rgb_array"`` (picture; needs
+          the ``render`` extra when ``render()`` is called).
+        """
         super().__init__()
         self.player_counts = _player_counts(num_players)
         if learner_seat is not None and (
@@ -82,26 +101,22 @@ class PeriklesSingleAgentEnv(gym.Env):
                 f"learner_seat must be None or a seat below {min(self.player_counts)}, "
                 f"got {learner_seat!r}"
             )
-        if isinstance(illegal_action_penalty, bool) or not isinstance(
-            illegal_action_penalty, (int, float)
+        if (
+            isinstance(illegal_action_penalty, bool)
+            or not isinstance(illegal_action_penalty, (int, float))
+            or not math.isfinite(illegal_action_penalty)
         ):
             raise InvalidConfigError(
-                f"illegal_action_penalty must be a number, got {illegal_action_penalty!r}"
+                f"illegal_action_penalty must be a finite number, got {illegal_action_penalty!r}"
             )
         if isinstance(max_decisions, bool) or not isinstance(max_decisions, int) or (
             max_decisions < 1
         ):
             raise InvalidConfigError(f"max_decisions must be a positive int, got {max_decisions!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise InvalidConfigError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        if teacher is not None:
-            try:
-                parse_spec(teacher)
-            except AgentError as exc:
-                raise InvalidConfigError(f"bad teacher {teacher!r}: {exc}") from exc
-        self.teacher = teacher
-        self._teacher_rng = np.random.default_rng(0)
-        self._teacher_choice: int | None = None
+            raise InvalidConfigError(
+                f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}"
+            )
         self.fixed_seat = learner_seat
         self.pool = OpponentPool.of(opponents)
         self.reward_config = RewardConfig.from_value(reward)
@@ -130,17 +145,8 @@ class PeriklesSingleAgentEnv(gym.Env):
     def _agent(self, spec: str) -> Agent:
         agent = self._agents.get(spec)
         if agent is None:
-            agent = self._build_agent(spec)
-            self._agents[spec] = agent
+            agent = self._agents[spec] = make_agent(spec)
         return agent
-
-    def _build_agent(self, spec: str) -> Agent:
-        name, options = parse_spec(spec)
-        if name == "ppo":  # a frozen policy sees what this env's learner sees
-            from ..agents.ppo import PPOAgent
-
-            return PPOAgent(encoder=self.encoder.encode, **options)
-        return make_agent(spec)
 
     # ---- gymnasium API ---------------------------------------------------------------------
 
@@ -149,10 +155,7 @@ class PeriklesSingleAgentEnv(gym.Env):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         rng = self.np_random
-        if seed is not None:  # the teacher's own stream, so asking it changes no episode
-            self._teacher_rng = np.random.default_rng(int(rng.integers(2**63)))
-        self._teacher_choice = None
-        for spec in [s for s in self._agents if s not in self.pool.specs and s != self.teacher]:
+        for spec in [s for s in self._agents if s not in self.pool.specs]:
             del self._agents[spec]  # e.g. a snapshot that left the pool
         while True:
             n = self.player_counts[int(rng.integers(len(self.player_counts)))]
@@ -167,7 +170,7 @@ class PeriklesSingleAgentEnv(gym.Env):
                 self._agent(spec).reset()
             self._decisions = 0
             self._play_opponents()
-            if not self.game.is_terminal:
+            if not self.game.is_terminal and not self._truncated():
                 break  # else: the game ended before the learner's first decision; deal again
         self._tracker = RewardTracker(self.reward_config, self.game, self.learner)
         self._done = False
@@ -179,20 +182,20 @@ class PeriklesSingleAgentEnv(gym.Env):
             raise gym.error.ResetNeeded("call reset() before step() (the episode is over)")
         game = self.game
         self._mask = None
-        self._teacher_choice = None
-        if not self._is_legal(action):
+        action_id = action_id_of(action)
+        if action_id is None or not game.is_legal(action_id):
             self._done = True
             info = self._info(decisions=0)
             info["illegal_action"] = True
             info["illegal_action_str"] = self._action_str(action)
             return self._observe(), self.illegal_action_penalty, True, False, info
-        game.apply_action(int(action))
+        game.apply_action(action_id)
         before = self._decisions
         self._decisions += 1
         self._play_opponents()
         reward = self._tracker.step(game)
         terminated = game.is_terminal
-        truncated = not terminated and self._decisions >= self.max_decisions
+        truncated = self._truncated()
         self._done = terminated or truncated
         info = self._info(decisions=self._decisions - before)
         if self._done:
@@ -207,29 +210,19 @@ class PeriklesSingleAgentEnv(gym.Env):
                 self._mask[self.game.legal_actions()] = True
         return self._mask.copy()
 
-    def set_teacher(self, teacher: str | None) -> None:
-        """Change (or with None, stop) the teacher from the next decision on."""
-        if teacher is not None:
-            parse_spec(teacher)
-        self.teacher = teacher
-        self._teacher_choice = None
-
-    def teacher_action(self) -> int:
-        """What the ``teacher`` agent would play at the learner's current decision (-1 when
-        there is no teacher or no decision); for distillation (training/kickstart.py)."""
-        if self.teacher is None or self.game is None or self._done or self.game.is_terminal:
-            return -1
-        if self._teacher_choice is None:
-            agent = self._agent(self.teacher)
-            self._teacher_choice = int(
-                agent.act_state(self.game.clone(), self.learner, self._teacher_rng)
-            )
-        return self._teacher_choice
-
-    def render(self) -> str | None:
-        """``ansi``: the board as the learner may see it, and who sits where."""
-        if self.render_mode != "ansi" or self.game is None:
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: the board as the learner may see it, and who sits where.
+        ``rgb_array``: the board picture as the learner may see it (``H x W x 3`` uint8;
+        needs the ``render`` extra, checked here rather than in the constructor because
+        SB3's ``make_vec_env`` asks for ``rgb_array`` by default and rarely renders)."""
+        if self.game is None or self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            from ..render import board_rgb
+            from ..render.raster import require_rasteriser
+
+            require_rasteriser()
+            return board_rgb(self.game, viewer=self.learner)
         from ..environment.render import render_text
 
         seats = ", ".join(f"p{i}={spec}" for i, spec in enumerate(self.seat_specs))
@@ -246,7 +239,7 @@ class PeriklesSingleAgentEnv(gym.Env):
         assert game is not None
         rng = self.np_random
         while not game.is_terminal and game.current != self.learner:
-            if self._decisions >= self.max_decisions:
+            if self._truncated():
                 return
             seat = game.current
             agent = self._agent(self.seat_specs[seat])
@@ -261,20 +254,18 @@ class PeriklesSingleAgentEnv(gym.Env):
             game.apply_action(action)
             self._decisions += 1
 
-    def _is_legal(self, action: Any) -> bool:
-        if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
-            action = action.reshape(())[()]
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            return False
+    def _truncated(self) -> bool:
+        """Unfinished at this env's decision limit (or the engine's, ``Game.is_truncated``)."""
         assert self.game is not None
-        return self.game.is_legal(int(action))
+        game = self.game
+        return not game.is_terminal and (self._decisions >= self.max_decisions or game.is_truncated)
 
     def _action_str(self, action: Any) -> str:
-        try:
-            assert self.game is not None
-            return self.game.action_to_str(int(action))
-        except (TypeError, ValueError, IndexError):
+        action_id = action_id_of(action)
+        if action_id is None or not 0 <= action_id < NUM_ACTIONS:
             return repr(action)
+        assert self.game is not None
+        return self.game.action_to_str(action_id)
 
     def _observe(self) -> np.ndarray:
         assert self.game is not None
@@ -292,12 +283,25 @@ class PeriklesSingleAgentEnv(gym.Env):
         winners = g.winners() if g.is_terminal else []
         return {
             "terminal": g.is_terminal,
+            "truncated": self._truncated(),
             "scores": scores,
             "winners": winners,
             "win_share": (1.0 / len(winners)) if self.learner in winners else 0.0,
             "learner_vp": scores[self.learner],
             "opponents": [s for i, s in enumerate(self.seat_specs) if i != self.learner],
         }
+
+
+def action_id_of(action: Any) -> int | None:
+    """The action id in ``action`` (an int, a numpy integer, or an integer array of shape
+    ``()`` or ``(1,)``); None for anything else (floats, strings, bools, other shapes)."""
+    if isinstance(action, np.ndarray):
+        if action.shape not in ((), (1,)) or action.dtype.kind not in "iu":
+            return None
+        action = action.reshape(())[()]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        return None
+    return int(action)
 
 
 def make_env_fn(seed: int, **kwargs: Any) -> Callable[[], PeriklesSingleAgentEnv]:

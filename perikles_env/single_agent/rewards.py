@@ -6,7 +6,8 @@ The total reward of an episode is
 
 * ``W`` (zero-sum win reward, B.10): ``+1/k`` when the learner is one of ``k`` tied
   winners, ``-1/(n - k)`` when it loses (``n`` players), i.e. the learner's share of
-  "winners share +1, losers share -1". Sparse: only on the last step.
+  "winners share +1, losers share -1" (``Game.win_rewards``; an all-way tie gives 0).
+  Sparse: only on the last step.
 * ``M`` (final VP margin): ``(learner VP - best opponent VP) / vp_scale``, clipped to
   [-1, 1]. Also only on the last step, but graded: a close loss is worth more than a rout,
   which gives PPO a signal long before it wins games.
@@ -16,27 +17,16 @@ The total reward of an episode is
   ``phi(terminal) = 0``. Its sum over an episode is ``-phi(first decision)``, close to 0,
   so it cannot change which policy is optimal; it only tells the learner sooner that a
   move gained or lost ground.
-* ``potential: expected`` measures the standing with ``expected_vp`` instead (the search
-  leaf model, ``perikles_env.agents.leaf_value``): VP now plus what the current turn still
-  promises each player, i.e. the election model's projected gains before the elections,
-  the leaders' coming statues after them, and the odds-weighted VP of every pending battle
-  (C.5-C.6 exact odds). A counter committed where it changes the odds is then paid when it
-  is placed, not only when the battle is fought many decisions later. The estimate uses
-  only what the learner may know (its ``PlayerView``: face-down strengths of others are
-  their public mean), so the reward carries no hidden information. It costs ~0.2 ms per
-  learner step against ~0.01 ms for ``scores``.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..analysis.leaf_value import expected_vp
 from ..engine.game import Game
 from ..errors import InvalidConfigError
-
-POTENTIALS = ("scores", "expected")
 
 
 @dataclass(frozen=True)
@@ -45,21 +35,20 @@ class RewardConfig:
     vp_margin: float = 0.0
     shaping: float = 0.0
     vp_scale: float = 10.0
-    potential: str = "scores"
 
     def __post_init__(self) -> None:
         for name in ("win", "vp_margin", "shaping", "vp_scale"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise InvalidConfigError(f"reward.{name} must be a number, got {value!r}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+            ):
+                raise InvalidConfigError(f"reward.{name} must be a finite number, got {value!r}")
         if self.vp_scale <= 0:
             raise InvalidConfigError(f"reward.vp_scale must be > 0, got {self.vp_scale!r}")
         if self.win == 0 and self.vp_margin == 0:
             raise InvalidConfigError("reward.win and reward.vp_margin cannot both be 0")
-        if self.potential not in POTENTIALS:
-            raise InvalidConfigError(
-                f"reward.potential must be one of {list(POTENTIALS)}, got {self.potential!r}"
-            )
 
     @classmethod
     def from_value(cls, value: RewardConfig | dict[str, Any] | str | None) -> RewardConfig:
@@ -84,10 +73,7 @@ class RewardConfig:
 
 def win_reward(game: Game, player: int) -> float:
     """The player's share of 'winners share +1, losers share -1' (0-sum over players)."""
-    winners = game.winners()
-    if player in winners:
-        return 1.0 / len(winners)
-    return -1.0 / (game.n - len(winners))
+    return game.win_rewards()[player]
 
 
 def vp_margin(game: Game, player: int, scale: float) -> float:
@@ -96,12 +82,11 @@ def vp_margin(game: Game, player: int, scale: float) -> float:
     return max(-1.0, min(1.0, (scores[player] - best_other) / scale))
 
 
-def potential(game: Game, player: int, scale: float, kind: str = "scores") -> float:
-    """VP lead over the mean opponent, now (``scores``) or as the learner expects it by the
-    end of the turn (``expected``); 0 at the end of the game (see module doc)."""
+def potential(game: Game, player: int, scale: float) -> float:
+    """VP lead over the mean opponent now; 0 at the end of the game (see module doc)."""
     if game.is_terminal:
         return 0.0
-    scores = game.scores() if kind == "scores" else expected_vp(game, player)
+    scores = game.scores()
     others = (sum(scores) - scores[player]) / (game.n - 1)
     return (scores[player] - others) / scale
 
@@ -115,7 +100,7 @@ class RewardTracker:
         self._phi = self._potential(game) if config.shaping else 0.0
 
     def _potential(self, game: Game) -> float:
-        return potential(game, self.player, self.config.vp_scale, self.config.potential)
+        return potential(game, self.player, self.config.vp_scale)
 
     def step(self, game: Game) -> float:
         cfg = self.config

@@ -1,8 +1,8 @@
 """SB3 callbacks of the trainer: rollout statistics, self-play snapshots, periodic
-evaluation, checkpoints, the wall-clock limit and the progress bar.
+evaluation, checkpoints, the wall-clock limit, stopping on a signal and the progress bar.
 
-They share one ``RunState`` (what a resumed run must remember), which the checkpoint
-callback writes next to each checkpoint.
+They share one ``RunState`` (what a resumed run must remember), which every checkpoint
+carries (``checkpoints.py``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,10 @@ from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
+from perikles_env.files import write_text
+
 from .selfplay import SelfPlayPool
+from .signals import StopRequest
 
 
 @dataclass
@@ -29,6 +32,7 @@ class RunState:
     eval_seconds: float = 0.0
     env_decisions: int = 0  # engine decisions, learner and opponents
     episodes: int = 0
+    truncated_episodes: int = 0  # stopped at MAX_GAME_DECISIONS (env.max_decisions)
     snapshots: list[str] = field(default_factory=list)
     evals: list[dict[str, Any]] = field(default_factory=list)
     rollouts: list[dict[str, Any]] = field(default_factory=list)
@@ -36,12 +40,11 @@ class RunState:
     stopped_by_time_limit: bool = False
     pretrain: dict[str, Any] = field(default_factory=dict)
 
-    def save(self, path: Path) -> None:
-        path.write_text(json.dumps(asdict(self), indent=1))
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
     @classmethod
-    def load(cls, path: Path) -> RunState:
-        data = json.loads(path.read_text())
+    def from_dict(cls, data: dict[str, Any]) -> RunState:
         return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
 
 
@@ -65,18 +68,12 @@ class StatsCallback(BaseCallback):
     """Counts engine decisions and learner outcomes; logs rollout win rate and throughput."""
 
     def __init__(
-        self,
-        state: RunState,
-        clock: Clock,
-        progress: Path | None = None,
-        extra: Callable[[], dict[str, Any]] | None = None,
-        window: int = 200,
+        self, state: RunState, clock: Clock, progress: Path | None = None, window: int = 200
     ) -> None:
         super().__init__()
         self.state = state
         self.clock = clock
         self.progress = progress
-        self.extra = extra
         self.recent: deque[dict[str, Any]] = deque(maxlen=window)
         self._mark = (0.0, 0, 0)
 
@@ -89,6 +86,7 @@ class StatsCallback(BaseCallback):
             self.state.env_decisions += int(info.get("decisions", 0))
             if done:
                 self.state.episodes += 1
+                self.state.truncated_episodes += int(bool(info.get("truncated", False)))
                 self.recent.append(
                     {
                         "win": float(info.get("win_share", 0.0)),
@@ -130,19 +128,26 @@ class StatsCallback(BaseCallback):
                 self.logger.record("rollout/win_rate_vs_random", row["rollout_win_rate_vs_random"])
             self.logger.record("rollout/learner_vp", row["rollout_mean_vp"])
             self.logger.record("rollout/illegal_actions", sum(r["illegal"] for r in self.recent))
-        if self.extra is not None:
-            row.update(self.extra())
+        row["truncated_episodes"] = self.state.truncated_episodes
         self.state.rollouts.append(row)
         self.state.timesteps = self.model.num_timesteps
         if self.progress is not None:  # for `watch cat`: the latest numbers of a running job
-            self.progress.write_text(json.dumps({"last": row, "evals": self.state.evals}))
+            write_text(self.progress, json.dumps({"last": row, "evals": self.state.evals}))
 
 
 class SelfPlayCallback(BaseCallback):
     """Every ``every`` learner steps: save a snapshot and hand the new pool to all envs."""
 
-    def __init__(self, pool: SelfPlayPool, folder: Path, every: int, state: RunState) -> None:
+    def __init__(
+        self,
+        pool: SelfPlayPool,
+        folder: Path,
+        every: int,
+        state: RunState,
+        save: Callable[[Any, Path], Any],
+    ) -> None:
         super().__init__()
+        self.save = save  # (model, path): writes a model file
         self.pool = pool
         self.folder = folder
         self.every = every
@@ -157,9 +162,8 @@ class SelfPlayCallback(BaseCallback):
     def _on_step(self) -> bool:
         if self.model.num_timesteps >= self._next:
             self._next += self.every
-            self.folder.mkdir(parents=True, exist_ok=True)
             path = self.folder / f"snapshot_{self.model.num_timesteps:09d}.zip"
-            self.model.save(path)
+            self.save(self.model, path)
             for old in self.pool.add_snapshot(str(path)):
                 Path(old).unlink(missing_ok=True)
             self.state.snapshots = list(self.pool.snapshots)
@@ -177,8 +181,10 @@ class EvalCallback(BaseCallback):
         folder: Path,
         state: RunState,
         clock: Clock,
+        save: Callable[[Any, Path], Any],
     ) -> None:
         super().__init__()
+        self.save = save  # (model, path): writes a model file
         self.every = every
         self.run_eval = run_eval
         self.folder = folder
@@ -195,8 +201,7 @@ class EvalCallback(BaseCallback):
             start = time.perf_counter()
             # a new file per evaluation: evaluators cache agents by their spec (path)
             path = self.folder / f"periodic_{self.model.num_timesteps:09d}.zip"
-            self.folder.mkdir(parents=True, exist_ok=True)
-            self.model.save(path)
+            self.save(self.model, path)
             row = self.run_eval(str(path), self.model.num_timesteps)
             self.state.eval_seconds += time.perf_counter() - start
             self.clock.sync()
@@ -209,40 +214,46 @@ class EvalCallback(BaseCallback):
 
 
 class CheckpointCallback(BaseCallback):
-    """Every ``every`` steps: ``checkpoints/ckpt_<steps>.zip`` + ``state.json``; keeps ``keep``."""
+    """Every ``every`` learner steps, a checkpoint (``save()``), taken when the next rollout
+    starts: after PPO's update, so its weights have learnt from every step it counts."""
 
-    def __init__(self, folder: Path, every: int, keep: int, state: RunState, clock: Clock) -> None:
+    def __init__(self, every: int, save: Callable[[], Any]) -> None:
         super().__init__()
-        self.folder = folder
         self.every = every
-        self.keep = keep
-        self.state = state
-        self.clock = clock
+        self.save = save
         self._next = 0
 
     def _on_training_start(self) -> None:
         self._next = (self.model.num_timesteps // self.every + 1) * self.every
 
-    def _on_step(self) -> bool:
+    def _on_rollout_start(self) -> None:
         if self.model.num_timesteps >= self._next:
-            self._next += self.every
-            save_checkpoint(self.model, self.folder, self.state, self.clock, self.keep)
+            self._next = (self.model.num_timesteps // self.every + 1) * self.every
+            self.save()
+
+    def _on_step(self) -> bool:
         return True
 
 
-def save_checkpoint(model: Any, folder: Path, state: RunState, clock: Clock, keep: int) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    clock.sync()
-    state.timesteps = model.num_timesteps
-    path = folder / f"ckpt_{model.num_timesteps:09d}.zip"
-    model.save(path)
-    if str(path) not in state.checkpoints:
-        state.checkpoints.append(str(path))
-    for old in state.checkpoints[:-keep]:
-        Path(old).unlink(missing_ok=True)
-    state.checkpoints = state.checkpoints[-keep:]
-    state.save(folder / "state.json")
-    return path
+class StopCallback(BaseCallback):
+    """Ends learning at the next step once a stop was requested; remembers the learner
+    steps at the start of the current rollout (``trained_steps``): when PPO stops
+    mid-rollout that rollout is never learnt from, so the run counts only the steps
+    before it."""
+
+    def __init__(self, stop: StopRequest) -> None:
+        super().__init__()
+        self.stop = stop
+        self.trained_steps = 0
+
+    def _on_training_start(self) -> None:
+        self.trained_steps = self.model.num_timesteps
+
+    def _on_rollout_start(self) -> None:
+        self.trained_steps = self.model.num_timesteps
+
+    def _on_step(self) -> bool:
+        return not self.stop.signal
 
 
 class BudgetLinearSchedule:
@@ -253,8 +264,8 @@ class BudgetLinearSchedule:
     Why: ``default.yaml`` stops on time, long before ``total_timesteps``; a step-based
     decay would still be near its start value when time runs out, and annealing the rate
     to 0 was measured to help (docs/training.md, run L). ``time_remaining`` is set by
-    ``TimeLimitCallback`` before each update; it is a plain float, so the schedule
-    pickles with the model."""
+    ``TimeLimitCallback`` before each update. A resumed run rebuilds it from the config
+    (model files hold no Python objects)."""
 
     def __init__(self, initial: float) -> None:
         self.initial = initial

@@ -19,24 +19,26 @@ from typing import Any, Union
 
 import yaml
 
-from perikles_env.agents import AgentError, make_agent, parse_spec
+from perikles_env.agents import AgentError, make_agent
 from perikles_env.analysis.encoding import check_features
 from perikles_env.engine import MAX_GAME_DECISIONS
 from perikles_env.engine import data as D
 from perikles_env.errors import InvalidConfigError
 from perikles_env.single_agent import RewardConfig
+from perikles_env.training.config_files import find_config
+from perikles_env.training.run_folder import check_folder_name, check_out
 
 SELF_LATEST = "self_latest"
 SELF_PAST = "self_past"
 SELF_KEYS = (SELF_LATEST, SELF_PAST)
+# ppo.action_head -> the policy class (an allowed name of perikles_env.agents.ppo_policy)
+ACTION_HEADS = {"flat": "MaskableActorCriticPolicy", "battle": "BattleGainPolicy"}
 
 
 def _check_spec(spec: str) -> None:
-    """Parse an agent spec and, except for checkpoints (loaded later), build the agent so
-    unknown options fail at config time. Raises AgentError."""
-    name, _ = parse_spec(spec)
-    if name != "ppo":
-        make_agent(spec)
+    """Build the agent of a spec, so that unknown options and missing, damaged or unsafe
+    ``ppo:`` model files fail at config time, before any work starts. Raises AgentError."""
+    make_agent(spec)
 
 
 @dataclass(frozen=True)
@@ -132,11 +134,8 @@ class PPOSection:
     max_grad_norm: float = 0.5
     target_kl: float | None = None
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
-    shared_layers: int = 0
     activation: str = "tanh"
     action_head: str = "flat"
-    mask_input: bool = False
-    obs_norm: bool = False
 
     def check(self) -> None:
         _positive_float("ppo.learning_rate", self.learning_rate)
@@ -160,21 +159,7 @@ class PPOSection:
                 f"ppo.net_arch must be a non-empty list of layer widths, got {self.net_arch}"
             )
         _choice("ppo.activation", self.activation, ("tanh", "relu"))
-        _choice("ppo.action_head", self.action_head, ("flat", "factored", "battle"))
-        if self.mask_input and self.action_head != "flat":
-            raise InvalidConfigError("ppo.mask_input works with ppo.action_head: flat only")
-        if self.action_head == "battle" and (self.obs_norm or self.shared_layers):
-            raise InvalidConfigError(
-                "ppo.action_head: battle reads the raw observation: not with ppo.obs_norm "
-                "or ppo.shared_layers"
-            )
-        if self.obs_norm and self.shared_layers:
-            raise InvalidConfigError("ppo.obs_norm and ppo.shared_layers cannot be combined")
-        if not 0 <= self.shared_layers < len(self.net_arch):
-            raise InvalidConfigError(
-                f"ppo.shared_layers must be in 0..{len(self.net_arch) - 1} (at least one layer "
-                f"of net_arch stays separate), got {self.shared_layers}"
-            )
+        _choice("ppo.action_head", self.action_head, tuple(ACTION_HEADS))
 
 
 @dataclass(frozen=True)
@@ -293,26 +278,6 @@ class PretrainSection:
 
 
 @dataclass(frozen=True)
-class TeacherSection:
-    spec: str | None = None
-    until: int = 500_000
-    epochs: int = 2
-    batch_size: int = 256
-    learning_rate: float = 3e-4
-
-    def check(self) -> None:
-        if self.spec is not None:
-            try:
-                _check_spec(self.spec)
-            except AgentError as exc:
-                raise InvalidConfigError(f"teacher.spec: {exc}") from exc
-        _positive("teacher.until", self.until)
-        _positive("teacher.epochs", self.epochs)
-        _positive("teacher.batch_size", self.batch_size)
-        _positive_float("teacher.learning_rate", self.learning_rate)
-
-
-@dataclass(frozen=True)
 class TrainConfig:
     name: str = "run"
     seed: int = 0
@@ -322,13 +287,12 @@ class TrainConfig:
     opponents: OpponentSection = field(default_factory=OpponentSection)
     ppo: PPOSection = field(default_factory=PPOSection)
     pretrain: PretrainSection = field(default_factory=PretrainSection)
-    teacher: TeacherSection = field(default_factory=TeacherSection)
     train: TrainSection = field(default_factory=TrainSection)
     eval: EvalSection = field(default_factory=EvalSection)
 
     def check(self) -> None:
-        if not self.name or "/" in self.name or self.name.startswith("."):
-            raise InvalidConfigError(f"name must be a plain folder name, got {self.name!r}")
+        check_folder_name("name", self.name)
+        check_out("out", self.out)
         if self.seed < 0:
             raise InvalidConfigError(f"seed must be >= 0, got {self.seed}")
         for f in dataclasses.fields(self):
@@ -389,6 +353,8 @@ def _coerce(tp: Any, value: Any, key: str) -> Any:
             return {_coerce(kt, k, key): _coerce(vt, v, f"{key}.{k}") for k, v in value.items()}
     elif tp is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                raise InvalidConfigError(f"{key} must be a finite number, got {value!r}")
             return float(value)
     elif tp is int:
         if isinstance(value, int) and not isinstance(value, bool):
@@ -477,9 +443,7 @@ def config_from_dict(
 
 def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
     """Read and validate a YAML training config; errors name the file and the key."""
-    p = Path(path)
-    if not p.is_file():
-        raise InvalidConfigError(f"config file not found: {p}")
+    p = find_config(path)
     try:
         data = yaml.safe_load(p.read_text()) or {}
     except yaml.YAMLError as exc:

@@ -6,9 +6,12 @@
 
 Every lineup plays the same list of game seeds (common random numbers), each seed in all N
 seat rotations, so ``--games`` is rounded up to a multiple of N. Each player count is
-reported separately. Output goes to a run folder (default ``runs/eval/<name or
-timestamp>``): ``report.md``, ``results.json``, ``games.jsonl``, ``ratings.png`` and
-``winrate_by_seat.png``. Same arguments, same numbers (timings aside).
+reported separately. Output goes to a new run folder (default ``runs/eval/<name or
+timestamp>``, suffixed ``-2``, ``-3``, ... when taken: a run never overwrites another):
+``status.json`` (``running`` / ``interrupted`` / ``complete``), ``games.partial.jsonl``
+while games finish, then ``report.md``, ``results.json``, ``games.jsonl``, ``ratings.png``
+and ``winrate_by_seat.png``, each written atomically. Same arguments, same numbers
+(timings aside). A game unfinished at ``MAX_GAME_DECISIONS`` is counted as truncated.
 
 Python API for periodic evaluation during training::
 
@@ -33,6 +36,8 @@ from perikles_env.errors import InvalidConfigError
 from .evaluation.config import EvalConfig, expand_lineup, load_config
 from .evaluation.results import MatchupResult, ratings_by_player_count, summarise_matchup
 from .evaluation.runner import GameRecord, Job, game_seeds, run_jobs
+from .run_folder import COMPLETE, FAILED, INTERRUPTED, RUNNING, new_run_dir, write_status
+from .signals import StopRequest, exit_code
 
 
 @dataclass
@@ -48,6 +53,10 @@ class EvalResult:
     @property
     def illegal_actions(self) -> int:
         return sum(sum(r.illegal) for r in self.records)
+
+    @property
+    def truncated_games(self) -> int:
+        return sum(r.truncated for r in self.records)
 
     def win_rate(self, agent: str, players: int | None = None) -> float:
         """Win rate of ``agent`` over every matchup (at ``players``) it played, seat-weighted."""
@@ -81,8 +90,30 @@ def run(
     write: bool = True,
     command: str = "",
 ) -> EvalResult:
-    """Play and summarise an evaluation; write the run folder when ``write``."""
-    records = run_jobs(build_jobs(config), workers=config.workers, progress=progress)
+    """Play and summarise an evaluation; write a new run folder when ``write``."""
+    from .evaluation.report import append_game
+
+    run_dir = None
+    if write:
+        run_dir = new_run_dir(config.out, config.name or time.strftime("%Y%m%d-%H%M%S"))
+        write_status(run_dir, RUNNING, command=command)
+    jobs = build_jobs(config)
+    played = 0
+
+    def on_record(record: GameRecord) -> None:
+        nonlocal played
+        played += 1
+        if run_dir is not None:
+            append_game(run_dir, record)
+
+    try:
+        records = run_jobs(jobs, workers=config.workers, progress=progress, on_record=on_record)
+    except BaseException as exc:
+        if run_dir is not None:
+            status = INTERRUPTED if isinstance(exc, KeyboardInterrupt) else FAILED
+            write_status(run_dir, status, command=command, games=played, of=len(jobs),
+                         error=f"{type(exc).__name__}: {exc}")
+        raise
     matchups = []
     for index, lineup in enumerate(config.lineups):
         mine = [r for r in records if r.matchup == index]
@@ -93,17 +124,16 @@ def run(
         ratings=ratings_by_player_count(records),
         records=records,
         command=command,
+        run_dir=run_dir,
     )
-    if write:
+    if run_dir is not None:
         from .evaluation.plots import write_plots
         from .evaluation.report import write_run
 
-        name = config.name or time.strftime("%Y%m%d-%H%M%S")
-        run_dir = Path(config.out) / name
         if config.plots:
             result.plots = write_plots(result, run_dir)
         write_run(result, run_dir)
-        result.run_dir = run_dir
+        write_status(run_dir, COMPLETE, command=command, games=len(records))
     return result
 
 
@@ -201,6 +231,8 @@ def summary(result: EvalResult) -> str:
                 f"(CPU {t.mean_cpu_ms:.2f}, max {t.max_cpu_ms:.0f})  "
                 f"illegal {a.illegal_actions}"
             )
+    if result.truncated_games:
+        lines.append(f"truncated games (no winner): {result.truncated_games}")
     if result.run_dir is not None:
         lines.append(f"report: {result.run_dir / 'report.md'}")
     return "\n".join(lines)
@@ -216,7 +248,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = "python -m training.evaluate " + " ".join(
         shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
     )
-    result = run(config, progress=not args.quiet, write=True, command=command)
+    try:
+        with StopRequest().listening():
+            result = run(config, progress=not args.quiet, write=True, command=command)
+    except KeyboardInterrupt as exc:
+        signal_name = str(exc) if str(exc) in ("SIGINT", "SIGTERM") else "SIGINT"
+        print(f"perikles-evaluate: interrupted ({signal_name})", file=sys.stderr)
+        return exit_code(signal_name)
     if not args.quiet:
         print(summary(result))
     return 1 if result.illegal_actions else 0

@@ -32,7 +32,7 @@ import numpy as np
 
 from perikles_env.agents import make_agent
 from perikles_env.analysis.encoding import default_encoder
-from perikles_env.engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig
+from perikles_env.engine import NUM_ACTIONS, Game, GameConfig
 from perikles_env.single_agent import OpponentPool, RewardConfig
 from perikles_env.single_agent.rewards import RewardTracker
 
@@ -89,9 +89,7 @@ def play_demo_game(job: DemoJob) -> Part:
     trackers = {p: RewardTracker(job.reward, game, p) for p in recorded}
     rows: dict[int, list[tuple[np.ndarray, list[int], int]]] = {p: [] for p in recorded}
     rewards: dict[int, list[float]] = {p: [] for p in recorded}
-    for _ in range(MAX_GAME_DECISIONS):
-        if game.is_terminal:
-            break
+    while not game.is_terminal and not game.is_truncated:
         p = game.current
         action = _agent(specs[p]).act_state(game.clone(), p, rng)
         if p in trackers:
@@ -171,7 +169,7 @@ def collect_demos(
                 total += r[2].size
     finally:
         if pool is not None:
-            pool.close()
+            pool.terminate()  # every result is in; on an interrupt, stop at once
             pool.join()
     return Demos(
         observations=np.concatenate([p[0] for p in parts]),

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from perikles_env.files import atomic_write, write_text
+
 from .callbacks import RunState
 
 
@@ -47,7 +49,7 @@ def write_learning_curve(state: RunState, path: Path) -> bool:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    atomic_write(path, lambda f: fig.savefig(f, dpi=100, format="png"))
     plt.close(fig)
     return True
 
@@ -72,19 +74,36 @@ def _pretrain_lines(pre: dict[str, Any]) -> list[str]:
 
 def markdown(summary: dict[str, Any]) -> str:
     tp = summary["throughput"]
+    interrupted = summary["status"] != "complete"
     lines = [
-        f"# Training run `{summary['name']}`",
+        f"# Training run `{summary['name']}`" + (" (INTERRUPTED)" if interrupted else ""),
         "",
+        *(
+            [
+                f"**Interrupted by {summary['stop_signal'] or 'a signal'} at "
+                f"{summary['timesteps']:,} of {summary['target_timesteps']:,} learner steps**: "
+                f"continue with `python -m training.train --resume {summary['run_dir']}`.",
+                "",
+            ]
+            if interrupted
+            else []
+        ),
         f"* command: `{summary['command']}`",
         f"* learner steps: {summary['timesteps']:,} in {summary['train_minutes']:.1f} min of "
         f"training (+ {summary['eval_minutes']:.1f} min of evaluation); "
         f"episodes: {summary['episodes']:,}"
         + (" — stopped by `train.max_minutes`" if summary["stopped_by_time_limit"] else ""),
+        f"* episodes truncated at the decision limit (`env.max_decisions`): "
+        f"{summary['truncated_episodes']:,}",
         f"* wall time of this session (setup, pretraining, training, evaluation): "
         f"{summary['wall_minutes_this_session']:.1f} min",
         f"* throughput: **{tp['learner_steps_per_s']:.0f} learner steps/s**, "
         f"**{tp['env_steps_per_s']:.0f} env steps/s** (engine decisions of all seats)",
-        f"* final model: `{summary['model']}` (play it as agent `ppo:{summary['model']}`)",
+        (
+            f"* final model: `{summary['model']}` (play it as agent `ppo:{summary['model']}`)"
+            if summary["model"]
+            else f"* latest checkpoint: `{(summary['checkpoints'] or ['none'])[-1]}`"
+        ),
         "",
         *_pretrain_lines(summary.get("pretrain") or {}),
         "## Final evaluation",
@@ -92,16 +111,18 @@ def markdown(summary: dict[str, Any]) -> str:
     ]
     if summary["final_eval"]:
         lines += [
-            "| opponents | players | games | win rate % | 95 % CI | mean VP | report |",
-            "|---|---:|---:|---:|---|---:|---|",
+            "| opponents | players | games | win rate % | 95 % CI | mean VP | truncated | report |",
+            "|---|---:|---:|---:|---|---:|---:|---|",
         ]
         for e in summary["final_eval"]:
             low, high = e["win_ci"]
             lines.append(
                 f"| {e['players'] - 1} x `{e['opponent']}` | {e['players']} | {e['games']} | "
                 f"{100 * e['win_rate']:.1f} | [{100 * low:.1f}, {100 * high:.1f}] | "
-                f"{e['mean_vp']:.1f} | `{e['report']}` |"
+                f"{e['mean_vp']:.1f} | {e['truncated_games']} | `{e['report']}` |"
             )
+    elif interrupted:
+        lines.append("(none yet: the run was interrupted before its final evaluation)")
     else:
         lines.append("(no final evaluation: `eval.final_games` is 0)")
     lines += ["", "## Evaluations during training", ""]
@@ -111,6 +132,8 @@ def markdown(summary: dict[str, Any]) -> str:
         for e in summary["evals"]:
             cells = [f"{100 * e[k]:.1f} %" if k in e else "-" for k in keys]
             lines.append(f"| {e['timesteps']:,} | " + " | ".join(cells) + " |")
+    elif summary["config"]["eval"]["every"] > 0:
+        lines.append("(none yet: fewer learner steps than `eval.every`)")
     else:
         lines.append("(none: `eval.every` is 0)")
     if summary.get("learning_curve"):
@@ -120,7 +143,9 @@ def markdown(summary: dict[str, Any]) -> str:
 
 
 def write_report(run_dir: Path, summary: dict[str, Any]) -> None:
-    (run_dir / "summary.json").write_text(
-        json.dumps({k: v for k, v in summary.items() if k != "config_yaml"}, indent=1)
+    """Both files atomically: a reader never sees half a report."""
+    write_text(
+        run_dir / "summary.json",
+        json.dumps({k: v for k, v in summary.items() if k != "config_yaml"}, indent=1),
     )
-    (run_dir / "report.md").write_text(markdown(summary))
+    write_text(run_dir / "report.md", markdown(summary))

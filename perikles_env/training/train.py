@@ -6,9 +6,12 @@
 
 The learner plays one seat of ``PeriklesSingleAgentEnv`` against an opponent pool
 (baselines + frozen snapshots of itself, ``training/selfplay.py``). Everything goes into
-``<out>/<name>/``: ``config.yaml``, TensorBoard logs (``tb/``), ``checkpoints/``,
-``snapshots/``, the final ``model.zip`` (playable as agent ``ppo:<run>/model.zip``), the
-final evaluations (``eval/``) and ``report.md`` / ``summary.json`` / ``learning_curve.png``.
+``<out>/<name>/`` (a new folder per run): ``config.yaml``, ``status.json``, TensorBoard
+logs (``tb/``), ``checkpoints/``, ``snapshots/``, the final ``model.zip`` (playable as
+agent ``ppo:<run>/model.zip``), the final evaluations (``eval/``) and ``report.md`` /
+``summary.json`` / ``learning_curve.png``. Model files hold no pickles
+(``agents/ppo_file.py``); SIGINT / SIGTERM stop at the next step with a final checkpoint
+(docs/safety.md).
 """
 
 from __future__ import annotations
@@ -18,36 +21,18 @@ import shlex
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from perikles_env.errors import InvalidConfigError
+from perikles_env.files import write_text
 
-from .config import TrainConfig, load_config
-
-STATE_FILE = "state.json"
-
-
-# ---- run folder -------------------------------------------------------------------------------
-
-
-def new_run_dir(config: TrainConfig) -> Path:
-    """``<out>/<name>``; ``-2``, ``-3``, ... appended if it exists (never overwrite a run)."""
-    base = Path(config.out) / config.name
-    path, k = base, 1
-    while path.exists():
-        k += 1
-        path = base.with_name(f"{base.name}-{k}")
-    path.mkdir(parents=True)
-    return path
-
-
-def latest_checkpoint(run_dir: Path) -> Path | None:
-    ckpts = sorted((run_dir / "checkpoints").glob("ckpt_*.zip"))
-    return ckpts[-1] if ckpts else None
-
+from .config import ACTION_HEADS, TrainConfig, load_config
+from .run_folder import COMPLETE, FAILED, INTERRUPTED, RUNNING, new_run_dir, write_status
+from .signals import StopRequest, exit_code
 
 # ---- environments and model -------------------------------------------------------------------
 
@@ -59,7 +44,6 @@ def env_kwargs(config: TrainConfig) -> dict[str, Any]:
         "reward": config.reward,
         "illegal_action_penalty": config.env.illegal_action_penalty,
         "max_decisions": config.env.max_decisions,
-        "teacher": config.teacher.spec,
         "features": tuple(config.env.features),
     }
 
@@ -87,8 +71,10 @@ def make_vec_env(config: TrainConfig, opponents: Any) -> Any:
 
 
 def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
-    import torch
+    """A new MaskablePPO with the config's policy (``ppo.action_head``) and settings."""
     from sb3_contrib import MaskablePPO
+
+    from perikles_env.agents.ppo_policy import ACTIVATIONS, POLICIES
 
     from .callbacks import BudgetLinearSchedule
 
@@ -96,42 +82,8 @@ def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
     lr: Any = p.learning_rate
     if p.lr_schedule == "linear":
         lr = BudgetLinearSchedule(p.learning_rate)
-    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
-    policy_kwargs: dict[str, Any] = {
-        "net_arch": list(p.net_arch[p.shared_layers :]),
-        "activation_fn": activation,
-    }
-    if p.shared_layers:
-        from .policy import SharedMlp
-
-        policy_kwargs["features_extractor_class"] = SharedMlp
-        policy_kwargs["features_extractor_kwargs"] = {
-            "widths": list(p.net_arch[: p.shared_layers]),
-            "activation": p.activation,
-        }
-    if p.obs_norm:
-        from .policy import NormalizedObs, observation_statistics
-
-        mean, std = observation_statistics(
-            config.env.player_counts, seed=config.seed, features=config.env.features
-        )
-        policy_kwargs["features_extractor_class"] = NormalizedObs
-        policy_kwargs["features_extractor_kwargs"] = {"mean": mean, "std": std}
-    policy: Any = "MlpPolicy"
-    if p.action_head == "factored":
-        from .policy import FactoredMaskablePolicy
-
-        policy = FactoredMaskablePolicy
-    elif p.action_head == "battle":
-        from .policy import BattleGainPolicy
-
-        policy = BattleGainPolicy
-    elif p.mask_input:
-        from .policy import MaskInputPolicy
-
-        policy = MaskInputPolicy
     return MaskablePPO(
-        policy,
+        POLICIES[ACTION_HEADS[p.action_head]],
         env,
         learning_rate=lr,
         n_steps=p.n_steps,
@@ -144,7 +96,7 @@ def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
         vf_coef=p.vf_coef,
         max_grad_norm=p.max_grad_norm,
         target_kl=p.target_kl,
-        policy_kwargs=policy_kwargs,
+        policy_kwargs={"net_arch": list(p.net_arch), "activation_fn": ACTIVATIONS[p.activation]},
         tensorboard_log=tb_dir,
         seed=config.seed,
         device="cpu",
@@ -160,11 +112,12 @@ def eval_row(
 ) -> dict[str, Any]:
     """Periodic evaluation: win rate against each baseline (all other seats that baseline);
     ``save``: a model to write to ``model_path`` first."""
+    from .checkpoints import save_model
     from .evaluate import evaluate
+    from .evaluation.runner import forget_agent
 
     if save is not None:
-        Path(model_path).parent.mkdir(parents=True, exist_ok=True)
-        save.save(model_path)
+        save_model(save, config, Path(model_path))
     spec = f"ppo:{model_path}"
     row: dict[str, Any] = {"timesteps": timesteps}
     for opponent in config.eval.opponents:
@@ -180,20 +133,16 @@ def eval_row(
             plots=False,
         )
         row[f"win_rate_vs_{opponent}"] = round(result.win_rate(spec), 4)
+        if result.truncated_games:
+            row[f"truncated_vs_{opponent}"] = result.truncated_games
     forget_agent(spec)
     Path(model_path).unlink(missing_ok=True)
     return row
 
 
-def forget_agent(spec: str) -> None:
-    """Drop a model from the evaluator's per-process agent cache (in-process evaluation)."""
-    from .evaluation import runner
-
-    getattr(runner, "_AGENTS", {}).pop(spec, None)
-
-
 def final_evaluation(config: TrainConfig, model_path: Path, run_dir: Path) -> list[dict[str, Any]]:
-    """``eval.final_games`` games per (opponent, player count), reports under ``eval/``."""
+    """``eval.final_games`` games per (opponent, player count), reports under ``eval/``
+    (a new folder each time: a resumed run never overwrites an earlier evaluation)."""
     from .evaluate import evaluate
 
     spec = f"ppo:{model_path}"
@@ -213,6 +162,7 @@ def final_evaluation(config: TrainConfig, model_path: Path, run_dir: Path) -> li
                 progress=config.train.progress_bar,
             )
             stats = result.matchups[0].agents[spec]
+            assert result.run_dir is not None
             rows.append(
                 {
                     "opponent": opponent,
@@ -223,7 +173,8 @@ def final_evaluation(config: TrainConfig, model_path: Path, run_dir: Path) -> li
                     "mean_vp": round(stats.mean_vp, 2),
                     "mean_rank": round(stats.mean_rank, 3),
                     "illegal_actions": stats.illegal_actions,
-                    "report": str(run_dir / "eval" / name / "report.md"),
+                    "truncated_games": result.truncated_games,
+                    "report": str(result.run_dir / "report.md"),
                 }
             )
     return rows
@@ -232,91 +183,103 @@ def final_evaluation(config: TrainConfig, model_path: Path, run_dir: Path) -> li
 # ---- the run ----------------------------------------------------------------------------------
 
 
-def train(
-    config: TrainConfig, run_dir: Path, resume_from: Path | None = None, command: str = ""
-) -> dict[str, Any]:
-    """Train (or continue) a run in ``run_dir``; returns the summary written there."""
+@dataclass
+class Run:
+    """One training session in ``run_dir`` (a new run, or a resumed one)."""
+
+    config: TrainConfig
+    run_dir: Path
+    command: str
+    state: Any  # callbacks.RunState
+    clock: Any  # callbacks.Clock
+    selfplay: Any  # selfplay.SelfPlayPool
+    stop: StopRequest
+    env: Any = None
+    model: Any = None
+    wall_start: float = 0.0
+
+    def checkpoint(self) -> Path:
+        from .checkpoints import save_checkpoint
+
+        return save_checkpoint(self.model, self.config, self.run_dir, self.state, self.clock)
+
+    def save_model(self, model: Any, path: Path) -> Path:
+        from .checkpoints import save_model
+
+        return save_model(model, self.config, path)
+
+
+def start_run(config: TrainConfig, run_dir: Path, resume: bool, command: str, stop: Any) -> Run:
+    """Environments and model, new (with pretraining) or from the latest intact checkpoint."""
     import torch
 
-    from .callbacks import (
-        CheckpointCallback,
-        Clock,
-        EvalCallback,
-        ProgressCallback,
-        RunState,
-        SelfPlayCallback,
-        StatsCallback,
-        TimeLimitCallback,
-        UpdateThreadsCallback,
-        save_checkpoint,
-    )
-    from .report import throughput, write_learning_curve, write_report
+    from .callbacks import Clock, RunState
+    from .checkpoints import latest_checkpoint, restore
     from .selfplay import SelfPlayPool
 
     wall_start = time.perf_counter()
     torch.set_num_threads(config.train.torch_threads)
-    config_yaml = yaml.safe_dump(config.to_dict(), sort_keys=False)
-    (run_dir / "config.yaml").write_text(config_yaml)
-    state = RunState()
+    checkpoint = latest_checkpoint(run_dir)[1] if resume else None
+    write_text(run_dir / "config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False))
+    write_status(run_dir, RUNNING, command=command)
+    state = RunState.from_dict(checkpoint.extra["run_state"]) if checkpoint else RunState()
     selfplay = SelfPlayPool(config.opponents)
-    if resume_from is not None:
-        state_path = resume_from.parent / STATE_FILE
-        if state_path.exists():
-            state = RunState.load(state_path)
-            selfplay.restore({"snapshots": state.snapshots})
-    env = make_vec_env(config, selfplay.pool())
+    selfplay.restore({"snapshots": state.snapshots})
+    run = Run(config, run_dir, command, state, None, selfplay, stop, wall_start=wall_start)
+    run.env = make_vec_env(config, selfplay.pool())
     tb_dir = str(run_dir / "tb") if config.train.tensorboard else None
-    if resume_from is not None:
-        from sb3_contrib import MaskablePPO
+    run.model = make_model(config, run.env, tb_dir)
+    if checkpoint is not None:
+        restore(run.model, checkpoint)
+    elif config.pretrain.decisions > 0:
+        pretrain_model(run)
+    run.clock = Clock(state)  # training time starts here (pretraining is reported apart)
+    if state.pretrain and checkpoint is None:
+        run.checkpoint()  # so that a resumed run never pretrains again
+    return run
 
-        model = MaskablePPO.load(resume_from, env=env, device="cpu", tensorboard_log=tb_dir)
-        state.timesteps = model.num_timesteps
-    else:
-        model = make_model(config, env, tb_dir)
-        if config.pretrain.decisions > 0:
-            from .pretrain import pretrain
 
-            start = time.perf_counter()
-            state.pretrain = pretrain(model, config, progress=config.train.progress_bar)
-            if config.eval.every > 0:
-                state.pretrain["eval"] = eval_row(
-                    config, str(run_dir / "eval" / "pretrained.zip"), 0, save=model
-                )
-            state.pretrain["seconds_total"] = round(time.perf_counter() - start, 1)
+def pretrain_model(run: Run) -> None:
+    from .pretrain import pretrain
 
-    clock = Clock(state)
-    kick = None
-    if config.teacher.spec is not None:
-        from .kickstart import KickstartCallback
+    config = run.config
+    start = time.perf_counter()
+    run.state.pretrain = pretrain(run.model, config, progress=config.train.progress_bar)
+    if config.eval.every > 0:
+        path = str(run.run_dir / "eval" / "pretrained.zip")
+        run.state.pretrain["eval"] = eval_row(config, path, 0, save=run.model)
+    run.state.pretrain["seconds_total"] = round(time.perf_counter() - start, 1)
 
-        t = config.teacher
-        kick = KickstartCallback(t.until, t.epochs, t.batch_size, t.learning_rate, config.seed)
-    extra = (lambda: kick.last) if kick else None
-    stats = StatsCallback(state, clock, progress=run_dir / "progress.json", extra=extra)
-    callbacks: list[Any] = [stats] + ([kick] if kick else [])
+
+def make_callbacks(run: Run) -> tuple[list[Any], Any]:
+    """The SB3 callbacks of ``run`` and its ``StopCallback``."""
+    from .callbacks import (
+        CheckpointCallback,
+        EvalCallback,
+        ProgressCallback,
+        SelfPlayCallback,
+        StatsCallback,
+        StopCallback,
+        TimeLimitCallback,
+        UpdateThreadsCallback,
+    )
+
+    config, state, clock, folder = run.config, run.state, run.clock, run.run_dir
+    stopper = StopCallback(run.stop)
+    stats = StatsCallback(state, clock, progress=folder / "progress.json")
+    callbacks: list[Any] = [stats, stopper]
     if config.opponents.snapshot_every > 0:
         every = config.opponents.snapshot_every
-        callbacks.append(SelfPlayCallback(selfplay, run_dir / "snapshots", every, state))
-    if config.eval.every > 0:
         callbacks.append(
-            EvalCallback(
-                config.eval.every,
-                lambda path, steps: eval_row(config, path, steps),
-                run_dir / "eval",
-                state,
-                clock,
-            )
+            SelfPlayCallback(run.selfplay, folder / "snapshots", every, state, run.save_model)
+        )
+    if config.eval.every > 0:
+        run_eval = lambda path, steps: eval_row(config, path, steps)  # noqa: E731
+        callbacks.append(
+            EvalCallback(config.eval.every, run_eval, folder / "eval", state, clock, run.save_model)
         )
     if config.train.checkpoint_every > 0:
-        callbacks.append(
-            CheckpointCallback(
-                run_dir / "checkpoints",
-                config.train.checkpoint_every,
-                config.train.keep_checkpoints,
-                state,
-                clock,
-            )
-        )
+        callbacks.append(CheckpointCallback(config.train.checkpoint_every, run.checkpoint))
     if config.train.max_minutes is not None:
         callbacks.append(TimeLimitCallback(config.train.max_minutes, clock, state))
     if config.train.progress_bar:
@@ -325,51 +288,103 @@ def train(
         callbacks.append(
             UpdateThreadsCallback(config.train.torch_threads, config.train.update_threads)
         )
+    return callbacks, stopper
 
-    remaining = config.train.total_timesteps - model.num_timesteps
-    if remaining > 0:
-        model.learn(
-            total_timesteps=config.train.total_timesteps,
-            callback=callbacks,
-            reset_num_timesteps=resume_from is None,
-            tb_log_name="ppo",
-            progress_bar=False,
-        )
-    clock.sync()
-    state.timesteps = model.num_timesteps
-    save_checkpoint(model, run_dir / "checkpoints", state, clock, config.train.keep_checkpoints)
-    model_path = run_dir / "model.zip"
-    model.save(model_path)
-    env.close()
 
+def learn(run: Run) -> None:
+    """PPO up to exactly ``train.total_timesteps`` learner steps (whole rollouts), or
+    until the time limit or a signal stops it; then a checkpoint."""
+    model, target = run.model, run.config.train.total_timesteps
+    callbacks, stopper = make_callbacks(run)
+    if model.num_timesteps < target:
+        run.stop.learning = True
+        try:  # SB3 adds the current count to total_timesteps when not resetting it
+            model.learn(
+                total_timesteps=target - model.num_timesteps,
+                callback=callbacks,
+                reset_num_timesteps=False,
+                tb_log_name="ppo",
+                progress_bar=False,
+            )
+        finally:
+            run.stop.learning = False
+        if model.num_timesteps < target:  # stopped mid-rollout: that rollout is not learnt
+            model.num_timesteps = stopper.trained_steps
+    run.clock.sync()
+    run.state.timesteps = model.num_timesteps
+    run.checkpoint()
+
+
+def finish(run: Run) -> dict[str, Any]:
+    """``model.zip``, the final evaluation and the report."""
+    model_path = run.run_dir / "model.zip"
+    run.save_model(run.model, model_path)
+    run.env.close()
     start = time.perf_counter()
-    final = final_evaluation(config, model_path, run_dir)
-    final_seconds = time.perf_counter() - start
-    curve = write_learning_curve(state, run_dir / "learning_curve.png")
+    final = final_evaluation(run.config, model_path, run.run_dir)
+    return report(run, COMPLETE, final, time.perf_counter() - start)
+
+
+def report(run: Run, status: str, final: list[dict[str, Any]], final_seconds: float) -> Any:
+    """Write ``summary.json``, ``report.md``, the learning curve and ``status.json``."""
+    from .report import throughput, write_learning_curve, write_report
+
+    state, config = run.state, run.config
+    curve = write_learning_curve(state, run.run_dir / "learning_curve.png")
     summary = {
-        "name": run_dir.name,
-        "run_dir": str(run_dir),
-        "command": command,
-        "model": str(model_path),
+        "name": run.run_dir.name,
+        "status": status,
+        "stop_signal": run.stop.signal,
+        "run_dir": str(run.run_dir),
+        "command": run.command,
+        "model": str(run.run_dir / "model.zip") if status == COMPLETE else None,
         "timesteps": state.timesteps,
+        "target_timesteps": config.train.total_timesteps,
         "episodes": state.episodes,
+        "truncated_episodes": state.truncated_episodes,
         "env_decisions": state.env_decisions,
         "train_minutes": round(state.train_seconds / 60, 2),
         "eval_minutes": round((state.eval_seconds + final_seconds) / 60, 2),
         "stopped_by_time_limit": state.stopped_by_time_limit,
-        "wall_minutes_this_session": round((time.perf_counter() - wall_start) / 60, 2),
+        "wall_minutes_this_session": round((time.perf_counter() - run.wall_start) / 60, 2),
         "throughput": throughput(state),
         "pretrain": state.pretrain,
         "final_eval": final,
         "evals": state.evals,
         "rollouts": state.rollouts,
         "snapshots": state.snapshots,
+        "checkpoints": state.checkpoints,
         "learning_curve": "learning_curve.png" if curve else None,
         "config": config.to_dict(),
-        "config_yaml": config_yaml,
+        "config_yaml": yaml.safe_dump(config.to_dict(), sort_keys=False),
     }
-    write_report(run_dir, summary)
+    write_report(run.run_dir, summary)
+    write_status(run.run_dir, status, command=run.command, timesteps=state.timesteps)
     return summary
+
+
+def train(
+    config: TrainConfig, run_dir: Path, resume: bool = False, command: str = ""
+) -> dict[str, Any]:
+    """Train (or with ``resume``, continue) the run in ``run_dir``; returns the summary it
+    wrote. On SIGINT / SIGTERM during learning the summary's ``status`` is
+    ``interrupted`` (a checkpoint holds everything learnt); elsewhere the signal raises
+    ``KeyboardInterrupt`` after ``status.json`` says ``interrupted``."""
+    stop = StopRequest()
+    with stop.listening():
+        try:
+            run = start_run(config, run_dir, resume, command, stop)
+            learn(run)
+            if stop.signal:
+                run.env.close()
+                return report(run, INTERRUPTED, [], 0.0)
+            return finish(run)
+        except KeyboardInterrupt:
+            write_status(run_dir, INTERRUPTED, command=command, signal=stop.signal or "SIGINT")
+            raise
+        except Exception as exc:
+            write_status(run_dir, FAILED, command=command, error=f"{type(exc).__name__}: {exc}")
+            raise
 
 
 def print_summary(summary: dict[str, Any]) -> None:
@@ -416,19 +431,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Exit codes: 0 done, 2 bad config, 128 + signal number when interrupted (130 for
+    SIGINT, 143 for SIGTERM; continue with ``--resume``)."""
+    from .checkpoints import latest_checkpoint
+
     args = parse_args(argv)
-    overrides = [o for group in args.override for o in [group]]
     try:
         if args.resume:
             run_dir = Path(args.resume)
-            resume_from = latest_checkpoint(run_dir)
-            if resume_from is None:
-                raise InvalidConfigError(f"no checkpoint to resume in {run_dir / 'checkpoints'}")
-            config = load_config(run_dir / "config.yaml", overrides)
+            config = load_config(run_dir / "config.yaml", args.override)
+            latest_checkpoint(run_dir)  # fails here, before any work, if none is intact
         elif args.config:
-            config = load_config(args.config, overrides)
-            resume_from = None
-            run_dir = new_run_dir(config)
+            config = load_config(args.config, args.override)
+            run_dir = new_run_dir(config.out, config.name)
         else:
             raise InvalidConfigError("give --config FILE or --resume RUN_DIR")
     except InvalidConfigError as exc:
@@ -438,8 +453,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
     )
     print(f"run folder: {run_dir}")
-    summary = train(config, run_dir, resume_from=resume_from, command=command)
+    try:
+        summary = train(config, run_dir, resume=bool(args.resume), command=command)
+    except KeyboardInterrupt as exc:
+        signal_name = str(exc) if str(exc) in ("SIGINT", "SIGTERM") else "SIGINT"
+        print(f"perikles-train: interrupted ({signal_name}); resume with --resume {run_dir}")
+        return exit_code(signal_name)
     print_summary(summary)
+    if summary["status"] == INTERRUPTED:
+        print(f"interrupted by {summary['stop_signal']}: resume with --resume {run_dir}")
+        return exit_code(summary["stop_signal"])
     return 0
 
 

@@ -6,14 +6,14 @@ mask with a second round trip (``env_method("action_masks")``). On a 2-core mach
 envs that is 16 processes and 32 pipe round trips per step; ``DummyVecEnv`` avoids them but
 uses one core. Here ``workers`` processes (one per core) each step their share of the envs
 in turn and answer with observations, rewards, infos *and* masks in one message; the
-``action_masks`` call (and ``teacher_action``, training/kickstart.py) is then answered from
-that cache. Results are identical to
+``action_masks`` call is then answered from that cache. Results are identical to
 ``DummyVecEnv`` for the same seeds (each env keeps its own seeded generator).
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import signal
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,16 +28,12 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 MASK_METHOD = "action_masks"
-TEACHER_METHOD = "teacher_action"
-
-
-def _extras(env: Any) -> tuple[np.ndarray, int]:
-    """The mask and, if the env has a teacher, its action: sent along with every step."""
-    teacher = env.teacher_action() if getattr(env, "teacher", None) else -1
-    return env.action_masks(), teacher
 
 
 def _worker(remote: Any, parent_remote: Any, fns: CloudpickleWrapper) -> None:
+    # Ctrl-C reaches every process of the terminal; the main process then stops training
+    # and saves a checkpoint, which needs the workers alive (they end on "close").
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent_remote.close()
     envs = [fn() for fn in fns.var]
     try:
@@ -53,13 +49,13 @@ def _worker(remote: Any, parent_remote: Any, fns: CloudpickleWrapper) -> None:
                     if done:
                         info["terminal_observation"] = obs
                         obs, reset_info = env.reset()
-                    out.append((obs, reward, done, info, reset_info, _extras(env)))
+                    out.append((obs, reward, done, info, reset_info, env.action_masks()))
                 remote.send(out)
             elif cmd == "reset":
                 out = []
                 for env, (seed, options) in zip(envs, data, strict=True):
                     obs, info = env.reset(seed=seed, **({"options": options} if options else {}))
-                    out.append((obs, info, _extras(env)))
+                    out.append((obs, info, env.action_masks()))
                 remote.send(out)
             elif cmd == "env_method":
                 local, name, args, kwargs = data
@@ -116,7 +112,6 @@ class BatchedSubprocVecEnv(VecEnv):
         observation_space, action_space = self.remotes[0].recv()
         super().__init__(n, observation_space, action_space)
         self.masks = np.zeros((n, int(action_space.n)), dtype=bool)
-        self.teacher = np.full(n, -1, dtype=np.int64)
         self._actions: np.ndarray | None = None
         self.closed = False
 
@@ -127,9 +122,8 @@ class BatchedSubprocVecEnv(VecEnv):
             self.remotes[w].send(("reset", [(self._seeds[i], self._options[i]) for i in block]))
         obs, infos = [], []
         for w in range(len(self.blocks)):
-            for o, info, (mask, teacher) in self.remotes[w].recv():
+            for o, info, mask in self.remotes[w].recv():
                 self.masks[len(obs)] = mask
-                self.teacher[len(obs)] = teacher
                 obs.append(o)
                 infos.append(info)
         self.reset_infos = infos
@@ -144,9 +138,8 @@ class BatchedSubprocVecEnv(VecEnv):
     def step_wait(self) -> VecEnvStepReturn:
         obs, rewards, dones, infos, reset_infos = [], [], [], [], []
         for w in range(len(self.blocks)):
-            for o, r, d, info, reset_info, (mask, teacher) in self.remotes[w].recv():
+            for o, r, d, info, reset_info, mask in self.remotes[w].recv():
                 self.masks[len(obs)] = mask
-                self.teacher[len(obs)] = teacher
                 obs.append(o)
                 rewards.append(r)
                 dones.append(d)
@@ -169,8 +162,6 @@ class BatchedSubprocVecEnv(VecEnv):
     ) -> list[Any]:
         if method_name == MASK_METHOD and not args and not kwargs:
             return [self.masks[i].copy() for i in self._get_indices(indices)]
-        if method_name == TEACHER_METHOD and not args and not kwargs:
-            return [int(self.teacher[i]) for i in self._get_indices(indices)]
         groups = self._by_worker(indices)
         for w, local in groups.items():
             self.remotes[w].send(("env_method", (local, method_name, args, kwargs)))

@@ -1,4 +1,4 @@
-"""Change what one player cannot know (RULES.md section F), keeping everything he can.
+"""Change what one player cannot know (docs/rules.md section F), keeping everything he can.
 
 Used by the leak tests (STYLE 13, OpenSpiel's ResampleInfostate idea): an agent's inputs and
 decisions must not change when only hidden components do.

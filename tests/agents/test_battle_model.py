@@ -14,7 +14,7 @@ from perikles_env.engine.rng import Rng
 
 
 def _sicily():
-    """RULES.md C.9: Athens attacks Sicily (T then H; one militia of each type)."""
+    """docs/rules.md C.9: Athens attacks Sicily (T then H; one militia of each type)."""
     return game_at_battles(
         leaders={"athens": 0, "sparta": 1},
         locations=["sicily"],

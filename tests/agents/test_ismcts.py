@@ -1,4 +1,4 @@
-"""IS-MCTS: legal, reproducible, and blind to hidden information (RULES.md section F)."""
+"""IS-MCTS: legal, reproducible, and blind to hidden information (docs/rules.md section F)."""
 
 from __future__ import annotations
 

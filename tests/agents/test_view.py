@@ -1,4 +1,4 @@
-"""PlayerView exposes public state and the viewer's own secrets only (RULES.md section F)."""
+"""PlayerView exposes public state and the viewer's own secrets only (docs/rules.md section F)."""
 
 from __future__ import annotations
 

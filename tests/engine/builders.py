@@ -19,7 +19,9 @@ def klass(city: str, unit: str, strength: int) -> int:
 
 
 def new_game(n: int = 4, seed: int = 0) -> Game:
-    return Game.new(GameConfig(num_players=n), seed=seed)
+    # Python backend: the builders below edit state fields (tests/native replays these
+    # scenarios on the C++ core)
+    return Game.new(GameConfig(num_players=n), seed=seed, backend="python")
 
 
 def set_locations(g: Game, names: list[str]) -> None:
@@ -288,7 +290,7 @@ def seat_offset(g: Game, player: int) -> int:
 
 
 def reference_crt_column(attack: int, defence: int) -> str:
-    """RULES.md C.5 column pseudo-code, transcribed as a test oracle (A, D >= 1)."""
+    """docs/rules.md C.5 column pseudo-code, transcribed as a test oracle (A, D >= 1)."""
     if attack >= defence:
         if attack >= 3 * defence:
             return "3:1"
@@ -408,3 +410,31 @@ def legal_by_is_legal(g: Game) -> list[int]:
     from perikles_env.engine import NUM_ACTIONS
 
     return [a for a in range(NUM_ACTIONS) if g.is_legal(a)]
+
+
+def settle_history(g: Game) -> Game:
+    """Fill in what a real game would have recorded before this hand-built phase-5/6 state:
+    setup done, every influence tile of the turn taken, the dead-pool queue, the earlier
+    turns' locations resolved and the relationships of the placed counters. Battles read
+    none of it; ``Game.from_dict`` checks all of it (engine/validate.py)."""
+    n = g.n
+    total = D.TILES_PER_PLAYER[n] * n
+    g.setup_done, g.picks_done = 2 * n, total
+    g.influence_deck = g.influence_deck[total:]
+    order = [(g.commit_first + i) % n for i in range(n)]
+    g.dp_queue = [x for p in order for c in range(D.NUM_CITIES) if g.leader[c] == p for x in (p, c)]
+    g.dp_index = len(g.dp_queue)
+    earlier = D.LOCATION_SLOTS * (g.turn - 1)
+    for tile in g.loc_deck[:earlier]:
+        g.loc_done[tile] = 1
+    g.loc_deck = g.loc_deck[earlier:]
+    for slot in range(D.LOCATION_SLOTS):
+        attack, defend = g.side_cities[slot * 2], g.side_cities[slot * 2 + 1]
+        if attack | defend:
+            defend |= 1 << D.LOCATION_TILES[g.loc_display[slot]].city
+            for c in range(D.NUM_MILITARY_CITIES):
+                own, other = (attack, defend) if attack >> c & 1 else (defend, attack)
+                if own >> c & 1:
+                    g._relate(c, own, g.ally)
+                    g._relate(c, other, g.war)
+    return g

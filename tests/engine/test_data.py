@@ -1,6 +1,6 @@
-"""Component data (RULES.md section A) checked against the tables and the A.8 totals.
+"""Component data (docs/rules.md section A) checked against the tables and the A.8 totals.
 
-The expected values are typed in here from RULES.md, independently of ``engine/data.py``.
+The expected values are typed in here from docs/rules.md, independently of ``engine/data.py``.
 """
 
 from __future__ import annotations

@@ -110,7 +110,7 @@ def oracle_battle(rounds: list[tuple[int, int]], ta: int = 0, td: int = 0) -> Fr
 
 
 def test_C5_hit_probability_rows():
-    """C.5: P(hit on one roll) per column, by enumerating 2d6, matches the RULES table and
+    """C.5: P(hit on one roll) per column, by enumerating 2d6, matches the C.5 table and
     the engine's needs table."""
     for i, column in enumerate(D.CRT_COLUMNS):
         need_a, need_d = D.CRT_ATTACKER_NEEDS[i], D.CRT_DEFENDER_NEEDS[i]

@@ -1,4 +1,4 @@
-"""Phase 3 proposals (RULES.md B.5, E12, E13) and phase 4 elections (B.6, E36), Persian
+"""Phase 3 proposals (docs/rules.md B.5, E12, E13) and phase 4 elections (B.6, E36), Persian
 leaders (B.6, B.11) and the phase-5 first player when Sparta has no leader (E11)."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Every game is played by a uniform random policy over ``legal_actions()`` seeded from the game
 seed, so a failure names (players, seed) and replays exactly. Checked:
 
-* after EVERY action: ``check_invariants`` (RULES.md Appendix 2) and ``check_transition``
+* after EVERY action: ``check_invariants`` (docs/rules.md Appendix 2) and ``check_transition``
   (relationships never flip within a turn, defeats/statues/claims never go back);
 * every decision: a non-empty, sorted, duplicate-free legal list inside the ranges the phase
   accepts (docs/actions.md); terminal states have none;

@@ -1,4 +1,4 @@
-"""The influence-window specials Perikles, Plague and Alkibiades (RULES.md D.1-D.3, E18-E20):
+"""The influence-window specials Perikles, Plague and Alkibiades (docs/rules.md D.1-D.3, E18-E20):
 their effects, their windows (own pick, before the tile inside INFLUENCE_PICK or after it in
 POST_PICK_SPECIAL; never in setup, in a tile's sub-decision or in phase 3), once per game,
 kept across turns, and the leak-free after-tile offer (section F; engine/influence.py)."""

@@ -1,4 +1,4 @@
-"""Phase 7 end of turn (RULES.md B.9, E10, E41) and scoring with tie-breaks (B.10, B.11)."""
+"""Phase 7 end of turn (docs/rules.md B.9, E10, E41) and scoring with tie-breaks (B.10, B.11)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Information at the awkward moments (RULES.md F): a pending permission request, a battle
+"""Information at the awkward moments (docs/rules.md F): a pending permission request, a battle
 in progress (revealed counters, C.2), Persian co-leaders (B.11); determinize in those states,
 and determinize as a function of public information only (issue 3)."""
 

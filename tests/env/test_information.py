@@ -1,4 +1,4 @@
-"""What each player may know (RULES.md F): differential leak tests, feature-by-feature
+"""What each player may know (docs/rules.md F): differential leak tests, feature-by-feature
 observation contents, mask exactness, clone/pickle and determinize (issue 3)."""
 
 from __future__ import annotations

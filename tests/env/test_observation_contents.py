@@ -1,5 +1,5 @@
 """Observation blocks against the engine state, block by block, over many states of random
-games (docs/observation.md; RULES.md F lists all of these as public)."""
+games (docs/observation.md; docs/rules.md F lists all of these as public)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Whose turn it is, bad input, penalize mode and the text board (issue 3; RULES.md F for
+"""Whose turn it is, bad input, penalize mode and the text board (issue 3; docs/rules.md F for
 what the board may show)."""
 
 from __future__ import annotations
@@ -60,7 +60,10 @@ def test_after_the_game_only_none_removes_agents_then_stepping_is_an_error(caplo
     with pytest.raises(IllegalActionError, match="game is over"):
         raw.step(0)
     final = raw.game.to_dict()
-    e.step(0)  # PettingZoo's wrapper logs a warning and does nothing
+    with pytest.raises(IllegalActionError, match="every agent is done"):
+        e.step(0)  # issue 19 finding 9: rejected, not only warned about as PettingZoo does
+    assert raw.game.to_dict() == final
+    e.step(None)  # None is still the removal action: PettingZoo's warning, nothing changes
     assert "after all agents are terminated" in caplog.text
     assert raw.game.to_dict() == final
 
@@ -139,7 +142,7 @@ def commit_state(n: int, seed: int) -> Game:
 
 
 def hidden_variants(g: Game, viewer: int) -> list[Game]:
-    """Copies that differ from ``g`` only in what ``viewer`` may not see (RULES.md F)."""
+    """Copies that differ from ``g`` only in what ``viewer`` may not see (docs/rules.md F)."""
     out = []
     for box in range(D.LOCATION_SLOTS * 4):
         if box // 4 == revealed_slot(g):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from perikles_env.analysis.battle_features import FEATURES, PER_SLOT, SIZE, battle_features
-from perikles_env.analysis.encoding import default_encoder, encoder_for_size
+from perikles_env.analysis.encoding import LAYOUT_VERSION, default_encoder, layout_signature
 from perikles_env.analysis.observation import ObservationEncoder, observation_size
 from perikles_env.engine import data as D
 from perikles_env.engine.actions import ATTACK
@@ -89,7 +89,7 @@ def test_other_players_see_the_attack_from_their_side():
 
 @pytest.mark.parametrize("players", [3, 5])
 def test_features_ignore_what_the_observer_cannot_know(players):
-    """RULES.md F: re-drawing every hidden component (decks, RNG, others' specials, the
+    """docs/rules.md F: re-drawing every hidden component (decks, RNG, others' specials, the
     strengths of face-down counters of cities the observer does not control) changes
     nothing in any player's battle features."""
     compared = commits = 0
@@ -120,11 +120,15 @@ def test_battle_encoder_appends_the_block_and_stays_in_the_space():
     assert nonzero_gain > 10
 
 
-def test_encoder_for_size_and_bad_feature_names():
-    assert encoder_for_size(observation_size()).features == ()
-    assert encoder_for_size(observation_size() + SIZE).features == ("battle",)
-    with pytest.raises(InvalidConfigError, match="no observation encoder"):
-        encoder_for_size(observation_size() + 1)
+def test_layout_signature_and_bad_feature_names():
+    """What a saved model records (issue 14, item 5): version, blocks, size, fingerprint;
+    each block changes size and fingerprint."""
+    plain, battle = layout_signature(()), layout_signature(["battle"])
+    assert plain["size"] == observation_size() and battle["size"] == observation_size() + SIZE
+    assert plain["features"] == [] and battle["features"] == ["battle"]
+    assert plain["version"] == battle["version"] == LAYOUT_VERSION
+    assert plain["fingerprint"] != battle["fingerprint"] and len(plain["fingerprint"]) == 64
+    assert layout_signature(("battle",)) == battle  # deterministic
     with pytest.raises(InvalidConfigError, match="unknown feature block 'odds'"):
         default_encoder(["odds"])
     with pytest.raises(InvalidConfigError, match="repeated"):

@@ -78,18 +78,15 @@ def test_override_values_are_yaml_scalars():
         ({"ppo": {"gamma": 1.5}}, [], r"ppo.gamma must be in \(0, 1\]"),
         ({"ppo": {"activation": "gelu"}}, [], "ppo.activation must be one of"),
         ({"ppo": {"net_arch": []}}, [], "ppo.net_arch"),
-        ({"ppo": {"mask_input": "yes"}}, [], "ppo.mask_input must be bool"),
-        ({"ppo": {"mask_input": True, "action_head": "factored"}}, [], "flat only"),
-        ({"ppo": {"obs_norm": True, "shared_layers": 1}}, [], "cannot be combined"),
+        ({"ppo": {"mask_input": True}}, [], r"unknown key\(s\) \['mask_input'\] in ppo"),
+        ({"ppo": {"obs_norm": True}}, [], r"unknown key\(s\) \['obs_norm'\] in ppo"),
+        ({"ppo": {"shared_layers": 1}}, [], r"unknown key\(s\) \['shared_layers'\] in ppo"),
+        ({"ppo": {"action_head": "factored"}}, [], "ppo.action_head must be one of"),
+        ({"teacher": {"spec": "heuristic"}}, [], r"unknown key\(s\) \['teacher'\]"),
         ({"env": {"features": ["odds"]}}, [], "env.features: unknown feature block 'odds'"),
         ({"env": {"features": "battle"}}, [], "env.features must be list"),
         ({"ppo": {"action_head": "battle"}}, [], r"set env.features: \[battle\]"),
-        (
-            {"ppo": {"action_head": "battle", "obs_norm": True}, "env": {"features": ["battle"]}},
-            [],
-            "reads the raw observation",
-        ),
-        ({"reward": {"potential": "oracle"}}, [], "reward.potential must be one of"),
+        ({"reward": {"potential": "expected"}}, [], r"unknown key\(s\) \['potential'\] in reward"),
         ({"train": {"n_envs": True}}, [], "train.n_envs must be int"),
         ({"train": {"vec_env": "ray"}}, [], "train.vec_env must be one of"),
         ({"env": {"num_players": 6}}, [], "env.num_players must be in 3..5"),
@@ -99,6 +96,12 @@ def test_override_values_are_yaml_scalars():
         ({"reward": {"win": 0, "vp_margin": 0}}, [], "cannot both be 0"),
         ({"opponents": {"weights": {"nobody": 1}}}, [], "unknown agent 'nobody'"),
         ({"opponents": {"weights": {"random": -1}}}, [], "must be >= 0"),
+        ({"opponents": {"weights": {"random": float("nan")}}}, [], "must be a finite number"),
+        ({"reward": {"shaping": float("inf")}}, [], "must be a finite number"),
+        ({"out": 5}, [], "out must be str"),
+        ({"out": ""}, [], "out must be a folder path"),
+        ({"name": "../x"}, [], "plain folder name"),
+        ({"name": ".."}, [], "plain folder name"),
         ({"opponents": {"weights": {"self_latest": 1}, "snapshot_every": 10}}, [], "non-self"),
         ({"opponents": {"weights": {"random": 1, "self_past": 1}}}, [], "snapshot_every"),
         ({"eval": {"opponents": ["heuristic:nerve=1"]}}, [], "unknown heuristic option"),
@@ -126,3 +129,40 @@ def test_load_config_names_the_file(tmp_path):
     path.write_text("ppo: [1, 2\n")
     with pytest.raises(InvalidConfigError, match="not valid YAML"):
         load_config(path)
+
+
+def test_ppo_opponents_are_checked_before_any_work(tmp_path):
+    """Issue 19, finding 8: a missing, directory, damaged or pickled ``ppo:`` file fails
+    validation (before the run folder or pretraining), wherever the config names it."""
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"PK\x03\x04 truncated")
+    for path, message in (
+        (tmp_path / "missing.zip", "not found"),
+        (tmp_path, "not a file"),
+        (junk, "not a readable zip"),
+    ):
+        for data in (
+            {"opponents": {"weights": {"random": 1, f"ppo:{path}": 1}}},
+            {"eval": {"opponents": ["random", f"ppo:{path}"]}},
+            {"pretrain": {"opponents": {f"ppo:{path}": 1}}},
+        ):
+            with pytest.raises(InvalidConfigError, match=message):
+                config_from_dict(data)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("plots: maybe\n", "plots must be true or false"),
+        ("out: 5\n", "out must be a folder path"),
+        ("name: ../../x\n", "plain folder name"),
+        ("name: a/b\n", "plain folder name"),
+    ],
+)
+def test_bad_evaluation_configs_raise_clear_errors(tmp_path, text, message):
+    from perikles_env.training.evaluation.config import load_config as load_eval_config
+
+    path = tmp_path / "eval.yaml"
+    path.write_text(text + "matchups:\n  - agents: [random]\n    players: [3]\n")
+    with pytest.raises(InvalidConfigError, match=message):
+        load_eval_config(path)

@@ -97,3 +97,100 @@ def test_illegal_actions_are_counted_and_forfeit(tmp_path: Path) -> None:
     assert result.illegal_actions == 3 and cheater.illegal_actions == 3
     assert cheater.forfeits == 3 and cheater.win_rate == 0.0 and cheater.mean_rank == 3.0
     assert result.win_rate("random") == pytest.approx(1 / 2)
+
+
+def test_a_run_folder_is_never_reused_or_escaped(tmp_path: Path, capsys) -> None:
+    """Issue 19, finding 5: the same ``--name`` twice gives ``name`` and ``name-2`` (the
+    first untouched); a name leaving ``out`` is refused before any game."""
+    args = ["--agents", "random", "--players", "3", "--games", "3", "--out", str(tmp_path),
+            "--quiet", "--no-plots", "--name", "same"]
+    assert main(args) == 0
+    first = (tmp_path / "same" / "results.json").read_bytes()
+    stamp = (tmp_path / "same" / "results.json").stat().st_mtime_ns
+    assert main(args + ["--seed", "9"]) == 0
+    assert (tmp_path / "same" / "results.json").read_bytes() == first
+    assert (tmp_path / "same" / "results.json").stat().st_mtime_ns == stamp
+    assert json.loads((tmp_path / "same-2" / "results.json").read_text())["config"]["seed"] == 9
+    for folder in ("same", "same-2"):
+        status = json.loads((tmp_path / folder / "status.json").read_text())
+        assert status["status"] == "complete"
+        assert not (tmp_path / folder / "games.partial.jsonl").exists()
+    assert main(args[:-1] + ["../../escaped"]) == 2
+    assert "plain folder name" in capsys.readouterr().err
+    assert not (tmp_path.parent.parent / "escaped").exists()
+    same_second = [evaluate(["random"], players=3, games=3, out=str(tmp_path / "t"), plots=False)
+                   for _ in range(2)]
+    assert same_second[0].run_dir != same_second[1].run_dir
+
+
+def test_killed_evaluation_is_marked_interrupted_and_keeps_its_games(tmp_path: Path) -> None:
+    """The kill test for the evaluator: SIGTERM mid-run leaves ``status.json`` saying
+    ``interrupted``, the games played so far in ``games.partial.jsonl`` and no report that
+    could pass for a finished one; running it again gives a new, complete folder."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parents[2]
+    args = ["--agents", "heuristic,random", "--players", "4", "--games", "200", "--out",
+            str(tmp_path), "--name", "killed", "--quiet", "--no-plots"]
+    process = subprocess.Popen([sys.executable, "-m", "perikles_env.training.evaluate", *args],
+                               cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    partial = tmp_path / "killed" / "games.partial.jsonl"
+    deadline = time.time() + 120
+    while process.poll() is None and time.time() < deadline:
+        if partial.exists() and len(partial.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.1)
+    os.kill(process.pid, signal.SIGTERM)
+    output = process.communicate(timeout=60)[0].decode()
+    assert process.returncode == 143, output[-2000:]
+    status = json.loads((tmp_path / "killed" / "status.json").read_text())
+    assert status["status"] == "interrupted" and status["games"] >= 2
+    assert len(partial.read_text().splitlines()) == status["games"]
+    assert not (tmp_path / "killed" / "report.md").exists()
+    assert not (tmp_path / "killed" / "results.json").exists()
+    assert main(args[:5] + ["8"] + args[6:]) == 0
+    again = tmp_path / "killed-2"
+    assert json.loads((again / "status.json").read_text())["status"] == "complete"
+    assert (again / "report.md").is_file()
+
+
+def test_a_game_past_the_decision_limit_is_recorded_as_truncated(tmp_path: Path) -> None:
+    """Issue 19, finding 2: the evaluator stops a game at MAX_GAME_DECISIONS and records it
+    (it used to raise RuntimeError and write nothing)."""
+    from tests.training.stalling import register
+
+    result = evaluate([register()], players=5, games=5, seed=0, out=str(tmp_path), plots=False)
+    assert result.truncated_games > 0
+    truncated = [r for r in result.records if r.truncated]
+    assert all(sum(r.decisions) == 1000 and r.win_share == [0.0] * 5 for r in truncated)
+    assert all(r.ranks == [3.0] * 5 for r in truncated)
+    data = json.loads((result.run_dir / "results.json").read_text())
+    assert data["truncated_games"] == result.truncated_games
+    assert data["matchups"][0]["agents"]["never_place"]["truncated_games"] == len(truncated)
+
+
+@pytest.mark.slow
+def test_soak_permission_denying_policy_finishes_and_reports_truncations(tmp_path: Path) -> None:
+    """Issue 19, finding 2: a legal policy that asks every permission, denies every request
+    and never places drags most games past MAX_GAME_DECISIONS; the evaluation finishes at
+    3, 4 and 5 players and counts them as truncated (results.json and report.md)."""
+    from tests.training.stalling import register
+
+    name = register()
+    result = evaluate([name], players=[3, 4, 5], games=15, seed=0, workers=1,
+                      out=str(tmp_path), name="soak", plots=False)
+    data = json.loads((result.run_dir / "results.json").read_text())
+    assert data["truncated_games"] == result.truncated_games > 0
+    by_players = {m["players"]: m["truncated_games"] for m in data["matchups"]}
+    assert by_players[4] > 0 and by_players[5] > 0
+    for record in result.records:
+        if record.truncated:
+            assert record.win_share == [0.0] * len(record.seats)
+            assert len(set(record.ranks)) == 1
+    report = (result.run_dir / "report.md").read_text()
+    expected = f"(no winner, all seats ranked equal): **{result.truncated_games}**"
+    assert "games truncated at 1000 decisions" in report and expected in report

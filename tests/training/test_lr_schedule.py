@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import pickle
-
 import pytest
 
 from perikles_env.training.callbacks import BudgetLinearSchedule, RunState, TimeLimitCallback
@@ -20,7 +18,6 @@ def test_schedule_follows_the_budget_that_runs_out_first():
     assert schedule(0.25) == pytest.approx(2e-4)  # time: a tenth left
     schedule.time_remaining = 0.0
     assert schedule(0.9) == 0.0
-    assert pickle.loads(pickle.dumps(schedule)).time_remaining == 0.0
 
 
 class FakeClock:

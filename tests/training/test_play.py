@@ -3,18 +3,21 @@ the board shows only what the human may see."""
 
 from __future__ import annotations
 
+import pytest
+
 from perikles_env.engine import Game, GameConfig
 from perikles_env.engine import data as D
-from perikles_env.play import board_text, main, play
+from perikles_env.play import main, phase_view, play
 
 
 def test_scripted_human_plays_a_whole_game_against_agents():
-    answers = iter(["x", "99", "?"] + ["0"] * 2000)  # bad inputs are asked again
+    answers = iter(["x", "99", "?", "²", "0"] + ["1"] * 5000)  # bad inputs are asked again
     out: list[str] = []
     scores = play(3, 1, ["random"], seed=4, read=lambda prompt: next(answers), write=out.append)
     assert scores is not None and len(scores) == 3
     text = "\n".join(out)
-    assert "please type a number" in text and "game over" in text
+    assert "'²' is not a choice here" in text and "'0' is not a choice" in text
+    assert "game over" in text and "How to answer" in text
     assert "p1 (you): " in text
 
 
@@ -26,7 +29,7 @@ def test_quit_returns_none():
 
 def test_board_shows_own_special_but_not_others():
     g = Game.new(GameConfig(num_players=4), seed=2)
-    text = board_text(g, 0)
+    text = phase_view(g, 0)
     assert D.SPECIAL_NAMES[g.special[0]] in text
     for p in (1, 2, 3):
         if g.special[p] != g.special[0]:
@@ -36,4 +39,6 @@ def test_board_shows_own_special_but_not_others():
 def test_auto_mode_and_bad_opponent(capsys):
     assert main(["--opponents", "random", "--auto", "random", "--players", "3"]) == 0
     assert "game over" in capsys.readouterr().out
-    assert main(["--opponents", "nobody"]) == 2
+    with pytest.raises(SystemExit) as exit_:
+        main(["--opponents", "nobody"])
+    assert exit_.value.code == 2

@@ -1,9 +1,15 @@
 """The trainer end to end on configs/smoke.yaml: trains, saves, reloads, evaluates as
-``ppo:<path>``, resumes; and the first rollout is reproducible from the seed."""
+``ppo:<path>``, resumes to exactly its target (also from a damaged latest checkpoint and
+after SIGTERM); and the first rollout is reproducible from the seed."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +30,8 @@ def smoke_run(tmp_path_factory):
 
 def test_smoke_run_writes_model_report_and_throughput(smoke_run):
     summary = json.loads((smoke_run / "summary.json").read_text())
-    assert summary["timesteps"] >= 1024
+    assert summary["timesteps"] == 1024 and summary["status"] == "complete"
+    assert json.loads((smoke_run / "status.json").read_text())["status"] == "complete"
     assert summary["throughput"]["learner_steps_per_s"] > 0
     # opponents decide too: env steps (all seats' decisions) exceed learner steps
     assert summary["env_decisions"] > summary["timesteps"]
@@ -43,13 +50,14 @@ def test_smoke_run_writes_model_report_and_throughput(smoke_run):
 
 
 def test_saved_model_reloads_and_plays_as_ppo_agent(smoke_run):
-    from sb3_contrib import MaskablePPO
-
     from perikles_env.agents import make_agent
+    from perikles_env.agents.ppo_file import read_model
     from perikles_env.engine import Game, GameConfig
 
-    model = MaskablePPO.load(smoke_run / "model.zip", device="cpu")
-    assert model.num_timesteps >= 1024
+    model = read_model(smoke_run / "model.zip")
+    assert model.meta["num_timesteps"] == 1024
+    assert model.meta["observation"]["features"] == []
+    assert model.optimizer_state is None  # the final model is the policy alone
     agent = make_agent(f"ppo:{smoke_run / 'model.zip'}")
     game = Game.new(GameConfig(num_players=3), seed=5)
     rng = np.random.default_rng(0)
@@ -59,19 +67,33 @@ def test_saved_model_reloads_and_plays_as_ppo_agent(smoke_run):
     assert game.winners()
 
 
-def test_resume_continues_from_the_last_checkpoint(smoke_run):
+def test_resume_continues_from_the_last_checkpoint_to_exactly_the_target(smoke_run):
+    """Issue 19, finding 3: from 1024 steps to a target of 1536 (SB3 alone would add the
+    current count and train to 2560); a damaged newest checkpoint falls back to the one
+    before it (finding 4)."""
     assert main(["--resume", str(smoke_run), "--override", "train.total_timesteps=1536",
                  "--override", "eval.final_games=0"]) == 0
     summary = json.loads((smoke_run / "summary.json").read_text())
-    assert summary["timesteps"] >= 1536
+    assert summary["timesteps"] == 1536
     steps = [r["timesteps"] for r in summary["rollouts"]]
-    assert steps == sorted(steps) and steps[0] <= 512 and steps[-1] >= 1536  # history kept
+    assert steps == sorted(steps) and steps[0] <= 512 and steps[-1] == 1536  # history kept
+    newest = smoke_run / "checkpoints" / "ckpt_000001536.zip"
+    newest.write_bytes(newest.read_bytes()[:300])  # cut off mid-write
+    assert main(["--resume", str(smoke_run), "--override", "train.total_timesteps=2048",
+                 "--override", "eval.final_games=0"]) == 0
+    summary = json.loads((smoke_run / "summary.json").read_text())
+    assert summary["timesteps"] == 2048  # from the 1024 checkpoint, not the damaged one
 
 
-def test_bad_config_exits_with_code_2(tmp_path, capsys):
+def test_bad_config_exits_with_code_2_before_any_work(tmp_path, capsys):
     assert main(["--config", str(SMOKE), "--override", "ppo.n_step=4"]) == 2
     assert "unknown key" in capsys.readouterr().err
     assert main(["--resume", str(tmp_path)]) == 2
+    missing = tmp_path / "missing.zip"
+    assert main(["--config", str(SMOKE), "--override", f"out={tmp_path / 'runs'}",
+                 "--override", f"opponents.weights={{random: 1, 'ppo:{missing}': 1}}"]) == 2
+    assert "not found" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()  # no run folder, no pretraining
 
 
 def _first_rollout(seed):
@@ -93,3 +115,65 @@ def test_same_seed_reproduces_the_first_rollout():
     for x, y in zip(a, b, strict=True):
         np.testing.assert_array_equal(x, y)
     assert not np.array_equal(a[1], c[1])
+
+
+def _progress_steps(run_dir: Path) -> int:
+    try:
+        return json.loads((run_dir / "progress.json").read_text())["last"]["timesteps"]
+    except (OSError, ValueError, KeyError):
+        return 0
+
+
+@pytest.mark.parametrize(
+    ("how", "vec_env", "code"),
+    [("SIGTERM", "dummy", 143), ("SIGINT", "batched", 130)],
+    ids=["sigterm-to-trainer", "ctrl-c-to-process-group"],
+)
+def test_interrupt_saves_a_checkpoint_and_resume_reaches_the_target(tmp_path, how, vec_env, code):
+    """Issue 19, finding 6 and the kill test: SIGTERM to the trainer, or Ctrl-C (SIGINT to
+    the whole process group, env workers included), stops it at the next step with a
+    checkpoint of everything learnt (status ``interrupted``); ``--resume`` then trains to
+    exactly the target and writes a complete report."""
+    out = tmp_path / "runs"
+    target = 3072
+    args = [
+        "--config", str(SMOKE), "--override", f"out={out}",
+        "--override", f"train.total_timesteps={target}", "--override", "pretrain.decisions=0",
+        "--override", "eval.every=0", "--override", "opponents.snapshot_every=0",
+        "--override", "opponents.weights={random: 1}", "--override", "train.max_minutes=null",
+        "--override", "train.checkpoint_every=100000", "--override", "train.tensorboard=false",
+        "--override", f"train.vec_env={vec_env}", "--override", "train.workers=2",
+    ]
+    root = Path(__file__).resolve().parents[2]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "perikles_env.training.train", *args],
+        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,  # its own process group, as a terminal gives a job
+    )
+    run_dir = out / "smoke"
+    deadline = time.time() + 120
+    while _progress_steps(run_dir) < 768 and process.poll() is None and time.time() < deadline:
+        time.sleep(0.2)
+    assert process.poll() is None, process.communicate()[0][-2000:]
+    if how == "SIGTERM":
+        os.kill(process.pid, signal.SIGTERM)
+    else:
+        os.killpg(process.pid, signal.SIGINT)
+    output = process.communicate(timeout=120)[0]
+    assert process.returncode == code, output[-2000:]
+    status = json.loads((run_dir / "status.json").read_text())
+    assert status["status"] == "interrupted"
+    summary = json.loads((run_dir / "summary.json").read_text())
+    stopped = summary["timesteps"]
+    assert summary["status"] == "interrupted" and summary["stop_signal"] == how
+    assert 768 <= stopped < target and stopped % 256 == 0  # whole rollouts: what was learnt
+    assert (run_dir / "checkpoints" / f"ckpt_{stopped:09d}.zip").is_file()
+    assert "INTERRUPTED" in (run_dir / "report.md").read_text()
+    assert not (run_dir / "model.zip").exists()
+
+    assert main(["--resume", str(run_dir)]) == 0
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["timesteps"] == target and summary["status"] == "complete"
+    assert summary["final_eval"] and (run_dir / "model.zip").is_file()
+    assert json.loads((run_dir / "status.json").read_text())["status"] == "complete"
+    assert "INTERRUPTED" not in (run_dir / "report.md").read_text()

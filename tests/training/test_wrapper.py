@@ -61,7 +61,11 @@ def test_illegal_action_ends_episode_with_penalty_and_changes_nothing():
         env.step(int(np.flatnonzero(before.legal_actions())[0]))
 
 
-@pytest.mark.parametrize("bad", [-1, NUM_ACTIONS, 3.0, "1", None, True, np.array([1, 2])])
+@pytest.mark.parametrize(
+    "bad",
+    [-1, NUM_ACTIONS, 3.0, 3.7, "1", "5", None, True, np.True_, np.array([1, 2]),
+     np.array([1.0]), np.float64(2.0)],
+)
 def test_out_of_range_and_wrongly_typed_actions_are_illegal(bad):
     env = PeriklesSingleAgentEnv()
     env.reset(seed=1)
@@ -71,12 +75,19 @@ def test_out_of_range_and_wrongly_typed_actions_are_illegal(bad):
     assert env.game == before
 
 
-def test_numpy_integer_actions_are_accepted():
-    env = PeriklesSingleAgentEnv()
-    env.reset(seed=2)
-    action = np.int64(np.flatnonzero(env.action_masks())[0])
-    _, _, terminated, _, info = env.step(action)
-    assert not info.get("illegal_action") and not terminated
+@pytest.mark.parametrize("wrap", [np.int64, np.int32, np.uint16, np.array, lambda a: np.array([a])])
+def test_numpy_integer_actions_are_accepted(wrap):
+    """Issue 19, finding 7: numpy integers and integer arrays of shape () or (1,) are the
+    same action as the plain int (a shape-(1,) array used to raise TypeError)."""
+    plain, wrapped = PeriklesSingleAgentEnv(), PeriklesSingleAgentEnv()
+    plain.reset(seed=2)
+    wrapped.reset(seed=2)
+    action = int(np.flatnonzero(plain.action_masks())[0])
+    a = plain.step(action)
+    b = wrapped.step(wrap(action))
+    assert not b[4].get("illegal_action") and not b[2]
+    np.testing.assert_array_equal(a[0], b[0])
+    assert plain.game == wrapped.game
 
 
 def test_same_seed_same_episode_and_other_seed_differs():
@@ -166,6 +177,8 @@ def test_final_reward_is_the_learners_win_or_loss(learner_wins, seat):
     length = _last_learner_step(env, seed=21)
     env = PeriklesSingleAgentEnv(**kwargs)
     play_random(env, seed=21, steps=length - 1)
+    if hasattr(env.game, "to_python"):  # the native engine's state is read-only
+        env.game = env.game.to_python()
     g = env.game
     for p in range(4):
         if (p == seat) == learner_wins:
@@ -237,6 +250,10 @@ def test_action_masks_work_through_subproc_vec_env():
         {"reward": {"win": 0.0, "vp_margin": 0.0}},
         {"reward": {"bonus": 1.0}},
         {"max_decisions": 0},
+        {"max_decisions": 2.5},
+        {"illegal_action_penalty": "x"},
+        {"illegal_action_penalty": float("nan")},
+        {"illegal_action_penalty": True},
         {"render_mode": "human"},
     ],
 )
@@ -253,4 +270,27 @@ def test_truncation_after_max_decisions():
         _, _, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
         done = terminated or truncated
     assert truncated and not terminated and not env.game.is_terminal
-    assert info["terminal"] is False
+    assert info["terminal"] is False and info["truncated"] is True and info["winners"] == []
+
+
+def test_engine_decision_limit_is_a_truncation_not_an_error():
+    """Opponents that drag a game past MAX_GAME_DECISIONS end the episode as truncated
+    (the engine's ``Game.is_truncated``), with no exception."""
+    from perikles_env.engine import MAX_GAME_DECISIONS
+    from tests.training.stalling import register, stalling_action
+
+    truncations = 0
+    for seed in range(3):
+        env = PeriklesSingleAgentEnv(num_players=5, opponents=register())
+        env.reset(seed=seed)
+        done = False
+        while not done:
+            action = stalling_action(env.game)
+            assert env.action_masks()[action]
+            _, _, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+        if truncated:
+            truncations += 1
+            assert env.game.is_truncated and env.game.decisions >= MAX_GAME_DECISIONS
+            assert info["truncated"] and info["win_share"] == 0.0
+    assert truncations > 0

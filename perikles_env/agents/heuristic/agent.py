@@ -2,7 +2,7 @@
 
 Every decision scores the legal options with the election model (``politics``) or the
 battle model (``military``) and takes the best; exact ties are broken with the caller's rng.
-The agent sees the game only through a ``PlayerView`` (RULES.md section F) and keeps no
+The agent sees the game only through a ``PlayerView`` (docs/rules.md section F) and keeps no
 state between decisions, so it is deterministic for a given view and rng.
 """
 
@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...analysis.battlefield import ATT, DEF, Battlefield
+from ...analysis.odds import battle_win_probability
 from ...analysis.params import HeuristicParams
 from ...analysis.politics import Layout, PoliticalModel, seat_of, tile_value
 from ...analysis.view import PlayerView
 from ...engine import actions as A
 from ...engine import data as D
 from ...engine.phases import Phase
+from ...engine.queries import doubled_city, location_rounds, odds_inputs
 from ..base import Agent, pick_best
 from .commit import score_commit
 
@@ -169,10 +171,10 @@ def _alkibiades_score(
         return None
     cubes = view.cubes[:]
     for c, q in (first, second):
-        if cubes[c * 5 + q] <= 0:
+        if cubes[D.city_player_index(c, q)] <= 0:
             return None
-        cubes[c * 5 + q] -= 1
-        cubes[dest * 5 + q] += 1
+        cubes[D.city_player_index(c, q)] -= 1
+        cubes[D.city_player_index(dest, q)] += 1
     return model.score(cubes, view.cand)
 
 
@@ -282,27 +284,20 @@ def _score_permission(params: HeuristicParams, view: PlayerView, legal: list[int
 
 
 def _battle_probability(view: PlayerView, tokens: tuple[int, int], doubled: bool) -> float:
-    """P(attacker wins) from the current round on, with revealed (exact) strengths."""
-    from ...analysis.odds import battle_win_probability
-
+    """P(attacker wins) from the current round on, with revealed (exact) strengths; the
+    rounds are the engine's ``queries.location_rounds``."""
     slot = view.b_slot
     tile = view.location(slot)
-    rounds = []
-    for i, t in enumerate(tile.rounds[view.b_round :]):
-        a_n, d_n = view.side_count(slot, ATT, t), view.side_count(slot, DEF, t)
-        a = view.side_strength(slot, ATT, t)
-        d = view.side_strength(slot, DEF, t)
-        if doubled and i == 0:
-            home = D.SPARTA if t == D.HOPLITE else D.ATHENS
-            a += view.known_city_strength(slot, ATT, home, t)
-            d += view.known_city_strength(slot, DEF, home, t)
-        if not a_n:
-            rounds.append((0, round(d) if d_n else 0))
-        elif d_n or tile.militia[t]:
-            rounds.append((round(a + tile.rebels[t]), round(d + tile.militia[t])))
-        else:
-            rounds.append((round(a), 0))
-    return battle_win_probability(rounds, tokens[0], tokens[1])
+    sides = [(side, t) for side in (ATT, DEF) for t in (D.HOPLITE, D.TRIREME)]
+    counts = [view.side_count(slot, side, t) for side, t in sides]
+    strengths = [view.side_strength(slot, side, t) for side, t in sides]
+    if doubled:
+        t = tile.rounds[view.b_round]
+        home = doubled_city(t)
+        strengths[ATT * 2 + t] += view.known_city_strength(slot, ATT, home, t)
+        strengths[DEF * 2 + t] += view.known_city_strength(slot, DEF, home, t)
+    rounds = odds_inputs(location_rounds(tile, counts, strengths, view.b_round))
+    return battle_win_probability(list(rounds), tokens[0], tokens[1])
 
 
 def _score_battle_special(

@@ -11,11 +11,12 @@ Spending a cube (1 VP) pays when the best extra pair from that city gains more t
 
 from __future__ import annotations
 
-from ...analysis.battlefield import ATT, DEF, Battlefield, Reinforcement, target_status
+from ...analysis.battlefield import ATT, DEF, Battlefield, Reinforcement
 from ...analysis.params import HeuristicParams
 from ...analysis.view import PlayerView
 from ...engine import actions as A
 from ...engine import data as D
+from ...engine.queries import LEGAL, NEEDS_PERMISSION, placement_status
 
 PLACE_THRESHOLD = 0.05
 # Minimum gain before Slave Revolt is spent, by turn (the tile is once per game, D.4).
@@ -133,7 +134,8 @@ def _best_pairs(
 
 
 def _needs_permission(view: PlayerView, classes: list[int], slot: int, side: int) -> bool:
-    return side == DEF and target_status(view, view.me, D.CLASS_CITY[classes[0]], slot, side) == 2
+    x = D.CLASS_CITY[classes[0]]
+    return side == DEF and placement_status(view, view.me, x, slot, side) == NEEDS_PERMISSION
 
 
 def score_commit(params: HeuristicParams, view: PlayerView, legal: list[int]) -> list[float]:
@@ -148,7 +150,7 @@ def score_commit(params: HeuristicParams, view: PlayerView, legal: list[int]) ->
         if a < A.SPEND_CUBE:
             klass, slot, side = place_args(a)
             g = gains.gain((klass,), slot, side) - cost * _strength(klass)
-            if target_status(view, me, D.CLASS_CITY[klass], slot, side) == 2:
+            if placement_status(view, me, D.CLASS_CITY[klass], slot, side) == NEEDS_PERMISSION:
                 g *= grant_chance(view, slot)
             out[i] = g - PLACE_THRESHOLD
             targets.setdefault((slot, side), []).append(klass)
@@ -181,7 +183,7 @@ def _spend_value(
     for slot in range(D.LOCATION_SLOTS):
         hoplite_only = view.location(slot).order == D.ORDER_H
         for side in (ATT, DEF):
-            if target_status(view, me, x, slot, side) != 1:
+            if placement_status(view, me, x, slot, side) != LEGAL:
                 continue
             usable = [k for k in classes if not (hoplite_only and D.CLASS_TYPE[k])]
             if usable:

@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from perikles_env.agents import AgentError, parse_spec, split_specs
+from perikles_env.agents import AgentError, make_agent, split_specs
 from perikles_env.engine import data as D
 from perikles_env.errors import InvalidConfigError
+from perikles_env.training.config_files import find_config
+from perikles_env.training.run_folder import check_folder_name, check_out
 
 _TOP_KEYS = {"name", "games", "seed", "workers", "out", "plots", "matchups"}
 _MATCHUP_KEYS = {"agents", "players"}
@@ -48,13 +50,18 @@ class EvalConfig:
                 raise InvalidConfigError(
                     f"a lineup must have {D.MIN_PLAYERS}-{D.MAX_PLAYERS} agents, got {list(lineup)}"
                 )
-            for spec in lineup:
-                try:
-                    parse_spec(spec)
-                except AgentError as exc:
-                    raise InvalidConfigError(str(exc)) from exc
+        for spec in sorted({spec for lineup in self.lineups for spec in lineup}):
+            try:  # built once here, so a missing or unsafe ppo: file fails before any game
+                make_agent(spec)
+            except AgentError as exc:
+                raise InvalidConfigError(str(exc)) from exc
         _positive("games", self.games)
         _positive("workers", self.workers)
+        if not isinstance(self.plots, bool):
+            raise InvalidConfigError(f"plots must be true or false, got {self.plots!r}")
+        check_out("out", self.out)
+        if self.name != "":
+            check_folder_name("name", self.name)
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise InvalidConfigError(f"seed must be a non-negative int, got {self.seed!r}")
 
@@ -91,8 +98,9 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Ev
     """Read a YAML evaluation config; ``overrides`` (non-None values) win over the file."""
     import yaml
 
+    path = find_config(path)
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except OSError as exc:
         raise InvalidConfigError(f"cannot read evaluation config {path}: {exc}") from exc
     if not isinstance(data, dict):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from perikles_env.files import atomic_write
+
 if TYPE_CHECKING:
     from ..evaluate import EvalResult
 
@@ -35,7 +37,7 @@ def plot_ratings(result: EvalResult, path: Path) -> None:
         ax.set_title(f"{players} players")
         ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    atomic_write(path, lambda f: fig.savefig(f, dpi=100, format="png"))
     plt.close(fig)
 
 
@@ -58,7 +60,7 @@ def plot_seat_win_rates(result: EvalResult, path: Path) -> None:
         ax.set_title(f"matchup {m.index} ({m.players} players)")
         ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    atomic_write(path, lambda f: fig.savefig(f, dpi=100, format="png"))
     plt.close(fig)
 
 

@@ -1,12 +1,22 @@
 """Writing an evaluation: ``report.md`` (human), ``results.json`` (machine), ``games.jsonl``
 (one record per game). Timings live only under the ``timing`` keys of the JSON and in the
-report's timing table, so everything else is identical for identical arguments."""
+report's timing table, so everything else is identical for identical arguments.
+
+While the games run, each finished game is appended to ``games.partial.jsonl`` (nothing
+played is lost if the run is killed); at the end every file is written atomically, in job
+order, and ``games.partial.jsonl`` removed."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from perikles_env.engine import MAX_GAME_DECISIONS
+from perikles_env.files import write_text
+
+from .runner import GameRecord
 
 if TYPE_CHECKING:
     from ..evaluate import EvalResult
@@ -28,6 +38,8 @@ def markdown(result: EvalResult) -> str:
         "every lineup played in all seat rotations on each seed",
         f"* games per matchup: {', '.join(str(m.games) for m in result.matchups)}",
         f"* illegal actions in total: **{result.illegal_actions}** (must be 0)",
+        f"* games truncated at {MAX_GAME_DECISIONS} decisions (no winner, all seats ranked "
+        f"equal): **{result.truncated_games}**",
         "",
         "Win rate: mean win share per seat (ties split), Wilson 95 % CI. Mean rank (1 = best, "
         "ties share places) and mean VP: 95 % percentile bootstrap CI over games.",
@@ -37,6 +49,8 @@ def markdown(result: EvalResult) -> str:
         lines += [f"## {players} players", ""]
         for m in (m for m in result.matchups if m.players == players):
             lines += [f"### Matchup {m.index}: {', '.join(m.lineup)} ({m.games} games)", ""]
+            if m.truncated_games:
+                lines += [f"{m.truncated_games} of these games were truncated.", ""]
             lines += [
                 "| agent | seats | win rate % | 95 % CI | mean rank | 95 % CI | mean VP | 95 % CI "
                 "| illegal |",
@@ -116,6 +130,7 @@ def to_json(result: EvalResult) -> dict[str, Any]:
             "lineups": [list(x) for x in cfg.lineups],
         },
         "illegal_actions": result.illegal_actions,
+        "truncated_games": result.truncated_games,
         "matchups": [m.numbers() for m in result.matchups],
         "ratings": {str(k): v for k, v in result.ratings.items()},
         "timing": {
@@ -125,17 +140,29 @@ def to_json(result: EvalResult) -> dict[str, Any]:
     }
 
 
+PARTIAL = "games.partial.jsonl"
+
+
+def game_line(record: GameRecord) -> str:
+    """One game as a JSON line, without its timings (they vary between identical runs)."""
+    row = record.to_dict()
+    for key in ("think_seconds", "max_think_seconds", "cpu_seconds", "max_cpu_seconds"):
+        row.pop(key)
+    return json.dumps(row, sort_keys=True) + "\n"
+
+
+def append_game(run_dir: Path, record: GameRecord) -> None:
+    """Record a finished game at once (``games.partial.jsonl``, flushed to disk)."""
+    with (run_dir / PARTIAL).open("a", encoding="utf-8") as f:
+        f.write(game_line(record))
+        f.flush()
+        os.fsync(f.fileno())
+
+
 def write_run(result: EvalResult, run_dir: Path) -> None:
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "results.json").write_text(
-        json.dumps(to_json(result), indent=2, sort_keys=True) + "\n", encoding="utf-8"
-    )
-    with (run_dir / "games.jsonl").open("w", encoding="utf-8") as f:
-        for r in result.records:
-            row = r.to_dict()
-            row.pop("think_seconds")
-            row.pop("max_think_seconds")
-            row.pop("cpu_seconds")
-            row.pop("max_cpu_seconds")
-            f.write(json.dumps(row, sort_keys=True) + "\n")
-    (run_dir / "report.md").write_text(markdown(result), encoding="utf-8")
+    """The finished run's files, each written atomically; the report last."""
+    results = json.dumps(to_json(result), indent=2, sort_keys=True) + "\n"
+    write_text(run_dir / "results.json", results)
+    write_text(run_dir / "games.jsonl", "".join(game_line(r) for r in result.records))
+    (run_dir / PARTIAL).unlink(missing_ok=True)
+    write_text(run_dir / "report.md", markdown(result))

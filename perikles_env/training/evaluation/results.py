@@ -32,6 +32,7 @@ class AgentStats:
     decisions: int
     illegal_actions: int
     forfeits: int
+    truncated_games: int = 0  # games of this agent stopped at MAX_GAME_DECISIONS
 
 
 @dataclass
@@ -53,6 +54,7 @@ class MatchupResult:
     agents: dict[str, AgentStats]
     head_to_head: dict[str, dict[str, float]]
     timing: dict[str, Timing] = field(default_factory=dict)
+    truncated_games: int = 0
 
     def numbers(self) -> dict[str, Any]:
         """Everything but timings (deterministic for the same arguments)."""
@@ -61,6 +63,7 @@ class MatchupResult:
             "players": self.players,
             "lineup": self.lineup,
             "games": self.games,
+            "truncated_games": self.truncated_games,
             "agents": {k: asdict(v) for k, v in self.agents.items()},
             "head_to_head": self.head_to_head,
         }
@@ -79,7 +82,7 @@ def summarise_matchup(
         rank_per_game: list[float] = []
         by_seat = [0.0] * players
         seat_games = [0] * players
-        decisions = illegal = forfeits = 0
+        decisions = illegal = forfeits = truncated = 0
         think = slowest = cpu = cpu_slowest = 0.0
         for r in records:
             seats = [s for s in range(players) if r.seats[s] == name]
@@ -96,6 +99,7 @@ def summarise_matchup(
                 slowest = max(slowest, r.max_think_seconds[s])
                 cpu += r.cpu_seconds[s]
                 cpu_slowest = max(cpu_slowest, r.max_cpu_seconds[s])
+            truncated += int(r.truncated)
             vp_per_game.append(sum(r.scores[s] for s in seats) / len(seats))
             rank_per_game.append(sum(r.ranks[s] for s in seats) / len(seats))
         n = len(shares)
@@ -116,6 +120,7 @@ def summarise_matchup(
             decisions=decisions,
             illegal_actions=illegal,
             forfeits=forfeits,
+            truncated_games=truncated,
         )
         timing[name] = Timing(
             agent=name,
@@ -139,6 +144,7 @@ def summarise_matchup(
         agents=stats,
         head_to_head=head_to_head(ranks_by_game),
         timing=timing,
+        truncated_games=sum(r.truncated for r in records),
     )
 
 

@@ -6,12 +6,15 @@ seats lineup entry ``i`` at seat ``(i + r) mod N``; all N rotations are played p
 Agents act at the engine level through ``act_state`` on a clone of the game (so no agent
 can change the real game), each seat with its own ``numpy`` generator seeded from
 (game seed, rotation, seat). An illegal action is never replaced: it is counted, the game
-stops, the offender is ranked last and the others by their score at that moment.
+stops, the offender is ranked last and the others by their score at that moment. A game
+still unfinished after ``MAX_GAME_DECISIONS`` decisions (``Game.is_truncated``) stops and
+is recorded as truncated: no winner, every seat the same rank, its VP as they stood.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,9 +22,8 @@ from typing import Any
 import numpy as np
 
 from perikles_env.agents import Agent, make_agent
-from perikles_env.engine import MAX_GAME_DECISIONS, Game, GameConfig
-
-from .stats import fractional_ranks, win_shares
+from perikles_env.engine import Game, GameConfig
+from perikles_env.engine.queries import fractional_ranks, win_shares, winners_of
 
 # Agents built in this process, by spec (a PPO model is loaded once per worker). A ppo
 # checkpoint rewritten at the same path (periodic evaluation) is reloaded: its file's
@@ -107,6 +109,11 @@ class GameRecord:
     forfeit: int = -1
     turns: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    # every applied action id, in order: with seed and seats, a game record that
+    # ``python -m perikles_env.replay`` turns into a viewer (perikles_env/records.py)
+    actions: list[int] = field(default_factory=list)
+    # unfinished at MAX_GAME_DECISIONS (Game.is_truncated): no winner, all seats rank equal
+    truncated: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -128,9 +135,8 @@ def play_job(job: Job) -> GameRecord:
     cpu_slowest = [0.0] * n
     illegal = [0] * n
     forfeit = -1
-    for _ in range(MAX_GAME_DECISIONS + 1):
-        if game.is_terminal:
-            break
+    actions: list[int] = []
+    while not game.is_terminal and not game.is_truncated:
         p = game.current  # the seat to decide (never -1 before the end)
         start, start_cpu = time.perf_counter(), time.process_time()
         action = agents[p].act_state(game.clone(), p, rngs[p])
@@ -145,20 +151,17 @@ def play_job(job: Job) -> GameRecord:
             forfeit = p
             break
         game.apply_action(int(action))
-    else:
-        raise RuntimeError(f"game with seed {job.seed} exceeded {MAX_GAME_DECISIONS} decisions")
+        actions.append(int(action))
+    truncated = forfeit < 0 and game.is_truncated
     scores = game.scores()
     loc_vp = [game.location_vp(p) for p in range(n)]
     statues = [game.statue_count(p) for p in range(n)]
+    keys = game.ranking_keys()
     if forfeit >= 0:
-        keys = [
-            (-1, 0, 0) if p == forfeit else (scores[p], loc_vp[p], statues[p]) for p in range(n)
-        ]
-        best = max(keys)
-        winners = [p for p in range(n) if keys[p] == best]
-    else:
-        keys = [(scores[p], loc_vp[p], statues[p]) for p in range(n)]
-        winners = game.winners()
+        keys[forfeit] = (-1, 0, 0)  # the offender ranks last
+    winners = winners_of(keys)
+    if truncated:  # no result: nobody wins, everybody shares the middle rank
+        keys, winners = [(0,)] * n, []
     return GameRecord(
         matchup=job.matchup,
         seed_index=job.seed_index,
@@ -178,17 +181,27 @@ def play_job(job: Job) -> GameRecord:
         illegal=illegal,
         forfeit=forfeit,
         turns=game.turn,
+        actions=actions,
+        truncated=truncated,
     )
 
 
-def run_jobs(jobs: list[Job], workers: int = 1, progress: bool = False) -> list[GameRecord]:
-    """Play every job, in worker processes when ``workers > 1``; results in job order."""
+def run_jobs(
+    jobs: list[Job],
+    workers: int = 1,
+    progress: bool = False,
+    on_record: Callable[[GameRecord], object] | None = None,
+) -> list[GameRecord]:
+    """Play every job, in worker processes when ``workers > 1``; results in job order.
+    ``on_record`` sees each record as soon as its game ends (in finishing order)."""
     bar = _progress(len(jobs), progress)
     results: list[GameRecord | None] = [None] * len(jobs)
+    done = on_record or (lambda record: None)
     try:
         if workers <= 1:
             for i, job in enumerate(jobs):
                 results[i] = play_job(job)
+                done(results[i])
                 bar.update(1)
         else:
             import multiprocessing as mp
@@ -198,6 +211,7 @@ def run_jobs(jobs: list[Job], workers: int = 1, progress: bool = False) -> list[
                 indexed = pool.imap_unordered(_play_indexed, list(enumerate(jobs)), chunksize=1)
                 for i, record in indexed:
                     results[i] = record
+                    done(record)
                     bar.update(1)
     finally:
         bar.close()

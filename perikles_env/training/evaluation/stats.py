@@ -11,6 +11,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+# Ranks and win shares follow the engine's one convention (docs/rules.md B.10).
+from ...engine.queries import fractional_ranks as fractional_ranks
+from ...engine.queries import win_shares as win_shares
+
 Z95 = 1.959963984540054  # two-sided 95 % normal quantile
 
 
@@ -43,28 +47,6 @@ def bootstrap_mean_ci(
     tail = (1.0 - level) / 2.0
     low, high = np.quantile(means, [tail, 1.0 - tail])
     return (float(low), float(high))
-
-
-def fractional_ranks(keys: Sequence[tuple[int, ...]]) -> list[float]:
-    """Rank 1 = best (highest key); tied players share the mean of the places they span."""
-    order = sorted(range(len(keys)), key=lambda i: keys[i], reverse=True)
-    ranks = [0.0] * len(keys)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and keys[order[j + 1]] == keys[order[i]]:
-            j += 1
-        shared = (i + 1 + j + 1) / 2.0
-        for m in range(i, j + 1):
-            ranks[order[m]] = shared
-        i = j + 1
-    return ranks
-
-
-def win_shares(winners: Sequence[int], players: int) -> list[float]:
-    """1/k to each of k tied winners (B.10 step 3), 0 to everyone else."""
-    share = 1.0 / len(winners) if winners else 0.0
-    return [share if p in winners else 0.0 for p in range(players)]
 
 
 def head_to_head(ranks_by_game: Sequence[dict[str, list[float]]]) -> dict[str, dict[str, float]]:

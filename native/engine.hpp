@@ -1,0 +1,1447 @@
+// The Perikles rules engine in C++20: a line-by-line port of perikles_env/engine (the
+// Python engine is the reference; tests/native proves the two identical). Component data
+// (influence and location tiles, counters, statue tracks, CRT) is not copied here: the
+// Python glue passes perikles_env/engine/data.py's tables to `configure` once at import.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace pk {
+
+constexpr int NUM_CITIES = 6, PERSIA = 6, NMC = 7, MAXP = 5, NC = 56, SLOTS = 7;
+constexpr int NBOX = SLOTS * 4, NINF = 36, DISPLAY = 10, NLOC = 21, NSPEC = 8;
+constexpr int CUBES_PER_PLAYER = 30, NUM_TURNS = 3;
+constexpr int ATHENS = 0, SPARTA = 1;
+constexpr int HOPLITE = 0, TRIREME = 1, ATT = 0, DEF = 1;
+constexpr int PLAIN = 0, CANDIDATE = 1, ASSASSIN = 2, ANY_KIND = 3;
+constexpr int ALKIBIADES = 0, BRASIDAS = 1, PERIKLES = 2, PERSIAN_FLEET = 3, PHORMIO = 4,
+              PLAGUE = 5, SLAVE_REVOLT_TILE = 6, THESSALIAN = 7;
+
+// Action ranges (perikles_env/engine/actions.py); `configure` checks them against Python.
+constexpr int SETUP_CUBE = 0, TAKE_TILE = 6, PLAY_PERIKLES = 16, PLAY_PLAGUE = 17,
+              ALKIBIADES_CUBE = 23, ALKIBIADES_DEST = 53, END_PICK = 59, ANY_CITY = 60,
+              PROPOSE = 66, ASSASSINATE = 96, SPARTA_FIRST = 138, DEAD_POOL = 143, PLACE = 145,
+              SPEND_CUBE = 929, SLAVE_REVOLT = 935, END_STEP = 943, GRANT = 944, DENY = 945,
+              BATTLE_PASS = 946, BATTLE_DOUBLE = 947, BATTLE_TOKEN = 948, CASUALTY = 950,
+              NUM_ACTIONS = 957;
+
+enum Phase : int {
+  SETUP_PLACE, INFLUENCE_PICK, ALKIBIADES_CUBE_PH, ALKIBIADES_DEST_PH, ANY_CITY_PH,
+  CANDIDATE_TILE, ASSASSIN_TILE, POST_PICK_SPECIAL, PROPOSE_PH, SPARTA_CHOICE, DEAD_POOL_PH,
+  COMMIT, PERMISSION, BATTLE_SPECIAL, CASUALTY_PH, GAME_OVER, NUM_PHASES
+};
+
+// Event kinds: perikles_env/engine/native.py turns (kind, ints...) into the Python tuples.
+enum Ev : int {
+  EV_SETUP, EV_CUBES, EV_PHASE, EV_PICK_SKIPPED, EV_TAKE_TILE, EV_ACTION_SKIPPED, EV_SPECIAL,
+  EV_PLAGUE_LOSS, EV_ALKI_MOVE, EV_PROPOSE, EV_ASSASSINATE, EV_PROPOSE_PASS, EV_ELECTION,
+  EV_PERSIAN_LEADERS, EV_SPARTA_FIRST, EV_RECOVER, EV_COMMIT_NOTHING, EV_ASK_PERMISSION,
+  EV_END_STEP, EV_SPEND_CUBE, EV_PLACE, EV_PERMISSION, EV_SLAVE_REVOLT, EV_BATTLE,
+  EV_ROUND_EMPTY, EV_ROUND, EV_DICE_ROUND, EV_ROLL, EV_CASUALTY, EV_CLAIM, EV_UNCLAIMED,
+  EV_END_TURN, EV_GAME_OVER, EV_NEW_TURN
+};
+enum PhaseName : int { PH_INFLUENCE, PH_PROPOSALS, PH_COMMIT, PH_BATTLES };
+enum Why : int { WHY_NO_FINAL_ATTACKERS, WHY_NOT_ATTACKED, WHY_NO_FORCES, WHY_FINAL_EMPTY,
+                 WHY_MILITIA_HELD };
+
+struct Tables {
+  bool ready = false;
+  int inf_colour[NINF], inf_kind[NINF], inf_shards[NINF];
+  int loc_city[NLOC], loc_vp[NLOC], loc_nrounds[NLOC], loc_round[NLOC][2];
+  int loc_militia[NLOC][2], loc_rebels[NLOC][2];
+  bool loc_hoplite_only[NLOC];
+  int initial[NC];
+  int statue_len[NUM_CITIES], statue[NUM_CITIES][8];
+  int tiles_per_player[MAXP + 1];
+  int crt_att[6], crt_def[6];
+  int existing[NC], n_existing = 0;
+  int type_classes[2][NC], n_type_classes[2] = {0, 0};
+};
+inline Tables T;
+
+inline int class_city(int k) { return k / 8; }
+inline int class_type(int k) { return (k / 4) % 2; }
+inline int class_strength(int k) { return k % 4 + 1; }
+inline int class_of(int c, int t, int s) { return c * 8 + t * 4 + (s - 1); }
+
+inline int crt_column(int attack, int defence) {
+  if (attack >= defence) {
+    if (attack >= 3 * defence) return 5;
+    if (attack >= 2 * defence) return 4;
+    if (attack >= defence + 2) return 3;
+    return 2;
+  }
+  if (defence >= 2 * attack) return 0;
+  if (defence >= attack + 2) return 1;
+  return 2;
+}
+
+inline int statue_value(int city, int defeats) {
+  return defeats < T.statue_len[city] ? T.statue[city][defeats] : 0;
+}
+
+// A short list with a fixed capacity (the Python engine's variable-length lists).
+template <int N>
+struct SVec {
+  int32_t n = 0;
+  int32_t v[N] = {};
+  int size() const { return n; }
+  bool empty() const { return n == 0; }
+  void clear() { n = 0; }
+  void push(int x) {
+    if (n >= N) throw std::logic_error("perikles native: list capacity exceeded");
+    v[n++] = x;
+  }
+  int pop() { return v[--n]; }
+  int pop_front() {
+    int x = v[0];
+    std::memmove(v, v + 1, sizeof(int32_t) * (n - 1));
+    --n;
+    return x;
+  }
+  int& operator[](int i) { return v[i]; }
+  int operator[](int i) const { return v[i]; }
+};
+
+// SplitMix64, identical to perikles_env/engine/rng.py.
+struct Rng {
+  uint64_t state = 0;
+  uint64_t next64() {
+    uint64_t s = (state += 0x9E3779B97F4A7C15ULL);
+    uint64_t z = (s ^ (s >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  int randrange(int n) {
+    if (n <= 0) throw std::invalid_argument("randrange() needs n > 0");
+    uint64_t un = static_cast<uint64_t>(n);
+    uint64_t rem = (UINT64_MAX % un + 1) % un;  // 2**64 % n
+    for (;;) {
+      uint64_t r = next64();
+      if (rem == 0 || r < 0 - rem) return static_cast<int>(r % un);
+    }
+  }
+  template <int N>
+  void shuffle(SVec<N>& items) {
+    for (int i = items.n - 1; i > 0; --i) std::swap(items.v[i], items.v[randrange(i + 1)]);
+  }
+};
+
+struct Target {
+  int slot, side, status;
+};
+
+using Actions = std::vector<int>;
+
+struct Game {
+  // ---- state: the fields of perikles_env/engine/state.py STATE_FIELDS ----
+  int n = 4;
+  bool record = true;
+  Rng rng;
+  int phase = SETUP_PLACE, turn = 1, current = -1;
+  std::vector<int> forced_dice;
+  int supply[MAXP], cubes[NUM_CITIES * MAXP], cand[NUM_CITIES * 2], leader[NUM_CITIES];
+  int persian = 0;
+  int statues[NUM_CITIES * MAXP], defeats[NUM_CITIES];
+  SVec<NINF> influence_deck;
+  int display[DISPLAY], held2[MAXP], held1[MAXP], colours_taken[MAXP];
+  int first_player = 0, commit_first = 0, last_athens = -1;
+  int special[MAXP], special_played[NSPEC];
+  SVec<NSPEC> unseen_specials;
+  SVec<NLOC> loc_deck;
+  int loc_display[SLOTS], loc_claim[NLOC], loc_done[NLOC];
+  int stack[NC], pool[NC], dead[NC];
+  int at[NBOX * NC];
+  int main_[SLOTS * 2], side_cities[SLOTS * 2], war[NMC], ally[NMC], perm[SLOTS], denied[SLOTS];
+  int setup_done = 0, picks_done = 0;
+  bool pick_special_done = false;
+  int pick_slot = -1;
+  SVec<5> alki;
+  int propose_cursor = 0;
+  SVec<2 * NUM_CITIES> dp_queue;
+  int dp_index = 0, commit_cursor = 0, step_player = 0, step_normal = 0, step_spend = -1,
+      step_extra = 0;
+  bool step_closed = false;
+  SVec<3> pending;
+  int b_slot = -1, b_round = -1, b_stage = 0;
+  int b_tokens[2] = {0, 0};
+  int b_head = -1;
+  bool b_double = false;
+  SVec<MAXP> b_offers;
+  int b_loser = -1;
+  SVec<NMC> b_cas;
+  int64_t decisions = 0;
+  // Events as [kind, nargs, args...]; only those logged since construction or load.
+  std::vector<int32_t> ev;
+  int64_t ev_count = 0;
+
+  // ---- scratch (not state) ----
+  int scratch[64];
+
+  // ================= construction (B.1) =================
+  void init_new(int num_players, bool record_events, uint64_t seed) {
+    if (!T.ready) throw std::logic_error("perikles native: configure() was not called");
+    if (num_players < 3 || num_players > MAXP) throw std::invalid_argument("num_players");
+    n = num_players;
+    record = record_events;
+    rng.state = seed;
+    ev.clear();
+    ev_count = 0;
+    forced_dice.clear();
+    turn = 1;
+    decisions = 0;
+    for (int p = 0; p < MAXP; ++p) supply[p] = p < n ? CUBES_PER_PLAYER : 0;
+    std::fill(std::begin(cubes), std::end(cubes), 0);
+    std::fill(std::begin(cand), std::end(cand), -1);
+    std::fill(std::begin(leader), std::end(leader), -1);
+    persian = 0;
+    std::fill(std::begin(statues), std::end(statues), 0);
+    std::fill(std::begin(defeats), std::end(defeats), 0);
+    std::fill(std::begin(held2), std::end(held2), 0);
+    std::fill(std::begin(held1), std::end(held1), 0);
+    std::fill(std::begin(colours_taken), std::end(colours_taken), 0);
+    last_athens = -1;
+    std::copy(std::begin(T.initial), std::end(T.initial), stack);
+    std::fill(std::begin(pool), std::end(pool), 0);
+    std::fill(std::begin(dead), std::end(dead), 0);
+    std::fill(std::begin(at), std::end(at), 0);
+    std::fill(std::begin(loc_claim), std::end(loc_claim), 0);
+    std::fill(std::begin(loc_done), std::end(loc_done), 0);
+    clear_turn_marks();
+    setup_done = picks_done = propose_cursor = dp_index = 0;
+    commit_cursor = step_player = step_normal = step_extra = 0;
+    step_spend = -1;
+    step_closed = false;
+    pick_special_done = false;
+    pick_slot = -1;
+    alki.clear();
+    dp_queue.clear();
+    b_slot = b_round = b_head = b_loser = -1;
+    b_stage = 0;
+    b_tokens[0] = b_tokens[1] = 0;
+    b_double = false;
+    b_offers.clear();
+    b_cas.clear();
+    influence_deck.clear();
+    for (int i = 0; i < NINF; ++i) influence_deck.push(i);
+    rng.shuffle(influence_deck);
+    for (int i = 0; i < DISPLAY; ++i) display[i] = influence_deck.pop();
+    SVec<NSPEC> specials;
+    for (int i = 0; i < NSPEC; ++i) specials.push(i);
+    rng.shuffle(specials);
+    for (int p = 0; p < MAXP; ++p) special[p] = p < n ? specials[p] : -1;
+    unseen_specials.clear();
+    for (int i = n; i < NSPEC; ++i) unseen_specials.push(specials[i]);
+    std::sort(unseen_specials.v, unseen_specials.v + unseen_specials.n);
+    std::fill(std::begin(special_played), std::end(special_played), -1);
+    loc_deck.clear();
+    for (int i = 0; i < NLOC; ++i) loc_deck.push(i);
+    rng.shuffle(loc_deck);
+    for (int i = 0; i < SLOTS; ++i) loc_display[i] = loc_deck.pop();
+    first_player = rng.randrange(n);
+    commit_first = first_player;
+    log_turn_start(EV_SETUP, n, first_player);
+    for (int c = 0; c < NUM_CITIES; ++c)
+      for (int p = 0; p < n; ++p) {
+        cubes[c * 5 + p] = 2;
+        supply[p] -= 2;
+      }
+    begin_setup();
+  }
+
+  void clear_turn_marks() {
+    std::fill(std::begin(leader), std::end(leader), -1);
+    persian = 0;
+    std::fill(std::begin(main_), std::end(main_), -1);
+    std::fill(std::begin(side_cities), std::end(side_cities), 0);
+    std::fill(std::begin(war), std::end(war), 0);
+    std::fill(std::begin(ally), std::end(ally), 0);
+    std::fill(std::begin(perm), std::end(perm), 0);
+    std::fill(std::begin(denied), std::end(denied), 0);
+    pending.clear();
+    current = -1;
+  }
+
+  // ================= events =================
+  void log(int kind, std::initializer_list<int> args) {
+    if (!record) return;
+    ++ev_count;
+    ev.push_back(kind);
+    ev.push_back(static_cast<int32_t>(args.size()));
+    ev.insert(ev.end(), args.begin(), args.end());
+  }
+  void log_list(int kind, const int* args, int count) {
+    if (!record) return;
+    ++ev_count;
+    ev.push_back(kind);
+    ev.push_back(count);
+    ev.insert(ev.end(), args, args + count);
+  }
+  void log_turn_start(int kind, int a, int b) {  // setup / new_turn
+    if (!record) return;
+    int buf[2 + SLOTS + DISPLAY];
+    buf[0] = a;
+    buf[1] = b;
+    for (int i = 0; i < SLOTS; ++i) buf[2 + i] = loc_display[i];
+    for (int i = 0; i < DISPLAY; ++i) buf[2 + SLOTS + i] = display[i];
+    log_list(kind, buf, 2 + SLOTS + DISPLAY);
+  }
+
+  // ================= small helpers =================
+  int seat(int offset) const { return (current + offset) % n; }
+  int add_cubes(int player, int city, int count) {
+    int added = std::min(count, supply[player]);
+    if (added) {
+      supply[player] -= added;
+      cubes[city * 5 + player] += added;
+    }
+    log(EV_CUBES, {player, city, added});
+    return added;
+  }
+  void remove_cubes(int player, int city, int count) {
+    cubes[city * 5 + player] -= count;
+    supply[player] += count;
+  }
+  int led_mask(int player) const {
+    int mask = 0;
+    for (int c = 0; c < NUM_CITIES; ++c)
+      if (leader[c] == player) mask |= 1 << c;
+    if (player >= 0 && (persian >> player & 1)) mask |= 1 << PERSIA;
+    return mask;
+  }
+  bool has_unused_special(int p) const { return special[p] >= 0; }
+  int total_cubes() const {
+    int s = 0;
+    for (int v : cubes) s += v;
+    return s;
+  }
+
+  // ================= the decision API =================
+  void legal_actions(Actions& out) {
+    out.clear();
+    switch (phase) {
+      case SETUP_PLACE:
+        if (supply[current])
+          for (int c = 0; c < NUM_CITIES; ++c) out.push_back(SETUP_CUBE + c);
+        break;
+      case INFLUENCE_PICK: legal_pick(out); break;
+      case ALKIBIADES_CUBE_PH: alki_cube_actions(alki[0], alki[1], out); break;
+      case ALKIBIADES_DEST_PH:
+        for (int c = 0; c < NUM_CITIES; ++c)
+          if (c != alki[0] && c != alki[3]) out.push_back(ALKIBIADES_DEST + c);
+        break;
+      case ANY_CITY_PH:
+        for (int c = 0; c < NUM_CITIES; ++c) out.push_back(ANY_CITY + c);
+        break;
+      case CANDIDATE_TILE:
+      case PROPOSE_PH: proposals(current, out); break;
+      case ASSASSIN_TILE: legal_assassin(out); break;
+      case POST_PICK_SPECIAL:
+        out.push_back(END_PICK);
+        influence_special_actions(current, out);
+        std::sort(out.begin(), out.end());
+        break;
+      case SPARTA_CHOICE:
+        for (int off = 0; off < n; ++off) out.push_back(SPARTA_FIRST + off);
+        break;
+      case DEAD_POOL_PH:
+        out.push_back(DEAD_POOL);
+        out.push_back(DEAD_POOL + 1);
+        break;
+      case COMMIT: legal_commit(out); break;
+      case PERMISSION:
+        out.push_back(GRANT);
+        out.push_back(DENY);
+        break;
+      case BATTLE_SPECIAL: legal_battle_special(out); break;
+      case CASUALTY_PH:
+        for (int i = 0; i < b_cas.n; ++i) out.push_back(CASUALTY + class_city(b_cas[i]));
+        std::sort(out.begin(), out.end());
+        break;
+      default: break;
+    }
+  }
+
+  // Unchecked: the caller guarantees legality (the bindings check it first).
+  void apply_action(int a) {
+    switch (phase) {
+      case SETUP_PLACE: apply_setup(a); break;
+      case INFLUENCE_PICK: apply_pick(a); break;
+      case ALKIBIADES_CUBE_PH: {
+        int city = (a - ALKIBIADES_CUBE) / MAXP, off = (a - ALKIBIADES_CUBE) % MAXP;
+        alki.n = 3;
+        alki.push(city);
+        alki.push(seat(off));
+        phase = ALKIBIADES_DEST_PH;
+        break;
+      }
+      case ALKIBIADES_DEST_PH: apply_alki_dest(a); break;
+      case ANY_CITY_PH:
+        add_cubes(current, a - ANY_CITY, 1);
+        after_tile();
+        break;
+      case CANDIDATE_TILE:
+        propose(a);
+        after_tile();
+        break;
+      case ASSASSIN_TILE: apply_assassin(a); break;
+      case POST_PICK_SPECIAL:
+        if (a == END_PICK) finish_pick();
+        else play_influence_special(a, true);
+        break;
+      case PROPOSE_PH:
+        propose(a);
+        propose_cursor = (current + 1) % n;
+        next_proposal();
+        break;
+      case SPARTA_CHOICE:
+        commit_first = seat(a - SPARTA_FIRST);
+        log(EV_SPARTA_FIRST, {current, commit_first});
+        begin_dead_pool();
+        break;
+      case DEAD_POOL_PH:
+        recover(current, dp_queue[dp_index + 1], a - DEAD_POOL);
+        dp_index += 2;
+        next_dead_pool();
+        break;
+      case COMMIT: apply_commit(a); break;
+      case PERMISSION: apply_permission(a); break;
+      case BATTLE_SPECIAL: apply_battle_special(a); break;
+      case CASUALTY_PH: apply_casualty(a); break;
+      default: throw std::logic_error("perikles native: apply_action on a finished game");
+    }
+    ++decisions;
+  }
+
+  // ================= setup and phase 2 (B.1, B.4) =================
+  void begin_setup() {
+    setup_done = 0;
+    phase = SETUP_PLACE;
+    current = first_player;
+  }
+  void apply_setup(int a) {
+    add_cubes(current, a - SETUP_CUBE, 1);
+    if (++setup_done < 2 * n) current = (current + 1) % n;
+    else begin_influence_phase();
+  }
+  void begin_influence_phase() {
+    picks_done = 0;
+    log(EV_PHASE, {turn, PH_INFLUENCE, first_player});
+    begin_pick();
+  }
+  void begin_pick() {
+    int total = T.tiles_per_player[n] * n;
+    while (picks_done < total) {
+      int player = (first_player + picks_done) % n;
+      bool any = false;
+      for (int t : display) any |= t >= 0;
+      if (any) {
+        current = player;
+        phase = INFLUENCE_PICK;
+        pick_special_done = false;
+        pick_slot = -1;
+        return;
+      }
+      log(EV_PICK_SKIPPED, {player});
+      ++picks_done;
+    }
+    begin_proposals();
+  }
+  void influence_special_actions(int p, Actions& out) {
+    int tile = special[p];
+    if (tile == PERIKLES) out.push_back(PLAY_PERIKLES);
+    else if (tile == PLAGUE)
+      for (int c = 0; c < NUM_CITIES; ++c) out.push_back(PLAY_PLAGUE + c);
+    else if (tile == ALKIBIADES && total_cubes() >= 2) alki_cube_actions(-1, -1, out);
+  }
+  void legal_pick(Actions& out) {
+    int p = current, taken = colours_taken[p];
+    bool fresh_any = false;
+    for (int s = 0; s < DISPLAY; ++s)
+      if (display[s] >= 0 && !(taken >> T.inf_colour[display[s]] & 1)) fresh_any = true;
+    for (int s = 0; s < DISPLAY; ++s)
+      if (display[s] >= 0 && (!fresh_any || !(taken >> T.inf_colour[display[s]] & 1)))
+        out.push_back(TAKE_TILE + s);
+    if (!pick_special_done) influence_special_actions(p, out);
+    std::sort(out.begin(), out.end());
+  }
+  void apply_pick(int a) {
+    if (a >= TAKE_TILE + DISPLAY || a < TAKE_TILE) {
+      play_influence_special(a, false);
+      return;
+    }
+    int p = current, slot = a - TAKE_TILE, tile_id = display[slot];
+    int colour = T.inf_colour[tile_id], kind = T.inf_kind[tile_id];
+    display[slot] = -1;
+    pick_slot = slot;
+    colours_taken[p] |= 1 << colour;
+    if (T.inf_shards[tile_id] == 2) ++held2[p];
+    else ++held1[p];
+    log(EV_TAKE_TILE, {p, tile_id});
+    if (kind == PLAIN) {
+      add_cubes(p, colour, 2);
+    } else if (kind == ANY_KIND) {
+      phase = ANY_CITY_PH;
+      return;
+    } else {
+      add_cubes(p, colour, 1);
+      if (kind == CANDIDATE && has_proposals(p)) {
+        phase = CANDIDATE_TILE;
+        return;
+      }
+      if (kind == ASSASSIN) {
+        int targets = total_cubes();
+        for (int c : cand) targets += c >= 0;
+        if (targets) {
+          phase = ASSASSIN_TILE;
+          return;
+        }
+      }
+      log(EV_ACTION_SKIPPED, {p, kind});
+    }
+    after_tile();
+  }
+  void after_tile() {
+    int p = current;
+    bool unplayed = special_played[PERIKLES] < 0 || special_played[PLAGUE] < 0 ||
+                    special_played[ALKIBIADES] < 0;
+    if (!pick_special_done && has_unused_special(p) && unplayed) {
+      phase = POST_PICK_SPECIAL;
+      return;
+    }
+    finish_pick();
+  }
+  void finish_pick() {
+    if (pick_slot >= 0 && !influence_deck.empty()) display[pick_slot] = influence_deck.pop();
+    ++picks_done;
+    begin_pick();
+  }
+  void mark_special_played(int p, int tile) {
+    special[p] = -1;
+    special_played[tile] = p;
+    pick_special_done = true;
+    log(EV_SPECIAL, {p, tile});
+  }
+  void play_influence_special(int a, bool after) {
+    int p = current;
+    if (a == PLAY_PERIKLES) {
+      mark_special_played(p, PERIKLES);
+      add_cubes(p, ATHENS, 2);
+    } else if (a >= PLAY_PLAGUE && a < PLAY_PLAGUE + NUM_CITIES) {
+      mark_special_played(p, PLAGUE);
+      plague(a - PLAY_PLAGUE);
+    } else {
+      mark_special_played(p, ALKIBIADES);
+      int city = (a - ALKIBIADES_CUBE) / MAXP, off = (a - ALKIBIADES_CUBE) % MAXP;
+      alki.clear();
+      alki.push(city);
+      alki.push(seat(off));
+      alki.push(after ? 1 : 0);
+      phase = ALKIBIADES_CUBE_PH;
+      return;
+    }
+    resume_after_special(after);
+  }
+  void resume_after_special(bool after) {
+    if (after) finish_pick();
+    else phase = INFLUENCE_PICK;
+  }
+  void plague(int city) {
+    for (int q = 0; q < n; ++q) {
+      int in_main = cubes[city * 5 + q];
+      int cnt = in_main + (cand[city * 2] == q) + (cand[city * 2 + 1] == q);
+      int loss = std::min(cnt / 2, in_main);
+      if (loss) remove_cubes(q, city, loss);
+      log(EV_PLAGUE_LOSS, {q, city, loss});
+    }
+  }
+  void alki_cube_actions(int city, int owner, Actions& out) {
+    for (int c = 0; c < NUM_CITIES; ++c)
+      for (int off = 0; off < n; ++off) {
+        int q = (current + off) % n;
+        int have = cubes[c * 5 + q] - (c == city && q == owner);
+        if (have > 0) out.push_back(ALKIBIADES_CUBE + c * MAXP + off);
+      }
+  }
+  void apply_alki_dest(int a) {
+    int dest = a - ALKIBIADES_DEST;
+    int moves[2][2] = {{alki[0], alki[1]}, {alki[3], alki[4]}};
+    bool after = alki[2] != 0;
+    for (auto& m : moves) {
+      cubes[m[0] * 5 + m[1]] -= 1;
+      cubes[dest * 5 + m[1]] += 1;
+      log(EV_ALKI_MOVE, {m[1], m[0], dest});
+    }
+    alki.clear();
+    resume_after_special(after);
+  }
+
+  // ---- proposals (B.5, E12) ----
+  template <bool FIRST>
+  bool proposals_impl(int p, Actions* out) {
+    for (int c = 0; c < NUM_CITIES; ++c) {
+      int alpha = cand[c * 2], beta = cand[c * 2 + 1];
+      if (beta >= 0) continue;
+      if (!(cubes[c * 5 + p] || alpha == p)) continue;
+      for (int off = 0; off < n; ++off) {
+        int q = (p + off) % n;
+        if (cubes[c * 5 + q] && q != alpha) {
+          if (FIRST) return true;
+          out->push_back(PROPOSE + c * MAXP + off);
+        }
+      }
+    }
+    return false;
+  }
+  void proposals(int p, Actions& out) { proposals_impl<false>(p, &out); }
+  bool has_proposals(int p) { return proposals_impl<true>(p, nullptr); }
+  void propose(int a) {
+    int city = (a - PROPOSE) / MAXP, off = (a - PROPOSE) % MAXP;
+    int q = seat(off);
+    int slot = city * 2 + (cand[city * 2] < 0 ? 0 : 1);
+    cand[slot] = q;
+    cubes[city * 5 + q] -= 1;
+    log(EV_PROPOSE, {current, city, q, slot & 1});
+  }
+  void legal_assassin(Actions& out) {
+    for (int c = 0; c < NUM_CITIES; ++c) {
+      for (int off = 0; off < n; ++off)
+        if (cubes[c * 5 + seat(off)]) out.push_back(ASSASSINATE + c * 7 + off);
+      if (cand[c * 2] >= 0) out.push_back(ASSASSINATE + c * 7 + 5);
+      if (cand[c * 2 + 1] >= 0) out.push_back(ASSASSINATE + c * 7 + 6);
+    }
+  }
+  void apply_assassin(int a) {
+    int city = (a - ASSASSINATE) / 7, target = (a - ASSASSINATE) % 7;
+    int victim, where;
+    if (target < MAXP) {
+      victim = seat(target);
+      remove_cubes(victim, city, 1);
+      where = 0;
+    } else {
+      int s = city * 2 + (target - 5);
+      victim = cand[s];
+      supply[victim] += 1;
+      cand[s] = -1;
+      if (s % 2 == 0 && cand[s + 1] >= 0) {
+        cand[s] = cand[s + 1];
+        cand[s + 1] = -1;
+      }
+      where = target == 5 ? 1 : 2;
+    }
+    log(EV_ASSASSINATE, {current, city, victim, where});
+    after_tile();
+  }
+
+  // ---- phase 3 and 4 (B.5, B.6) ----
+  void begin_proposals() {
+    log(EV_PHASE, {turn, PH_PROPOSALS, first_player});
+    propose_cursor = first_player;
+    next_proposal();
+  }
+  void next_proposal() {
+    for (int i = 0; i < n; ++i) {
+      bool full = true;
+      for (int c : cand) full &= c >= 0;
+      if (full) break;
+      int p = propose_cursor;
+      if (has_proposals(p)) {
+        current = p;
+        phase = PROPOSE_PH;
+        return;
+      }
+      log(EV_PROPOSE_PASS, {p});
+      propose_cursor = (p + 1) % n;
+    }
+    elections();
+  }
+  void elections() {
+    for (int c = 0; c < NUM_CITIES; ++c) {
+      int alpha = cand[c * 2], beta = cand[c * 2 + 1];
+      cand[c * 2] = cand[c * 2 + 1] = -1;
+      if (alpha < 0) {
+        log(EV_ELECTION, {c, -1, 0});
+        continue;
+      }
+      supply[alpha] += 1;
+      int winner = alpha, loss = 0;
+      if (beta >= 0) {
+        supply[beta] += 1;
+        int a_count = cubes[c * 5 + alpha], b_count = cubes[c * 5 + beta];
+        if (a_count >= b_count) {
+          winner = alpha;
+          loss = b_count;
+        } else {
+          winner = beta;
+          loss = a_count;
+        }
+        remove_cubes(winner, c, loss);
+      }
+      leader[c] = winner;
+      log(EV_ELECTION, {c, winner, loss});
+    }
+    persian = 0;
+    int buf[MAXP], cnt = 0;
+    for (int p = 0; p < n; ++p) {
+      bool leads = false;
+      for (int l : leader) leads |= l == p;
+      if (!leads) {
+        persian |= 1 << p;
+        buf[cnt++] = p;
+      }
+    }
+    log_list(EV_PERSIAN_LEADERS, buf, cnt);
+    begin_military_phase();
+  }
+
+  // ================= phase 5 (B.7) =================
+  void begin_military_phase() {
+    for (int c = 0; c < NMC; ++c) {
+      bool controlled = c < NUM_CITIES ? leader[c] >= 0 : persian != 0;
+      if (controlled)
+        for (int k = c * 8; k < c * 8 + 8; ++k) {
+          pool[k] += stack[k];
+          stack[k] = 0;
+        }
+    }
+    if (leader[SPARTA] >= 0) {
+      current = leader[SPARTA];
+      phase = SPARTA_CHOICE;
+    } else {
+      commit_first = first_player;
+      begin_dead_pool();
+    }
+  }
+  void begin_dead_pool() {
+    dp_queue.clear();
+    for (int i = 0; i < n; ++i) {
+      int p = (commit_first + i) % n;
+      for (int c = 0; c < NUM_CITIES; ++c)
+        if (leader[c] == p) {
+          dp_queue.push(p);
+          dp_queue.push(c);
+        }
+    }
+    dp_index = 0;
+    next_dead_pool();
+  }
+  bool dead_of(int city, int t) const {
+    for (int s = 1; s <= 4; ++s)
+      if (dead[class_of(city, t, s)]) return true;
+    return false;
+  }
+  void next_dead_pool() {
+    while (dp_index < dp_queue.n) {
+      int p = dp_queue[dp_index], city = dp_queue[dp_index + 1];
+      bool h = dead_of(city, HOPLITE), t = dead_of(city, TRIREME);
+      if (h && t) {
+        current = p;
+        phase = DEAD_POOL_PH;
+        return;
+      }
+      if (h) recover(p, city, HOPLITE);
+      else if (t) recover(p, city, TRIREME);
+      dp_index += 2;
+    }
+    begin_commit();
+  }
+  void recover(int player, int city, int unit_type) {
+    for (int s = 1; s <= 4; ++s) {
+      int k = class_of(city, unit_type, s);
+      if (dead[k]) {
+        dead[k] -= 1;
+        pool[k] += 1;
+        log(EV_RECOVER, {player, k});
+        return;
+      }
+    }
+  }
+  void begin_commit() {
+    log(EV_PHASE, {turn, PH_COMMIT, commit_first});
+    commit_cursor = commit_first;
+    next_commit_step();
+  }
+  void next_commit_step() {
+    for (;;) {
+      bool any2 = false, any1 = false;
+      for (int v : held2) any2 |= v != 0;
+      for (int v : held1) any1 |= v != 0;
+      if (!any2 && !any1) {
+        begin_battles();
+        return;
+      }
+      int p = commit_cursor;
+      commit_cursor = (p + 1) % n;
+      if (any2) {
+        if (!held2[p]) continue;
+        held2[p] -= 1;
+      } else if (held1[p]) {
+        held1[p] -= 1;
+      } else {
+        continue;
+      }
+      step_player = p;
+      step_normal = step_extra = 0;
+      step_spend = -1;
+      step_closed = false;
+      std::fill(std::begin(denied), std::end(denied), 0);
+      current = p;
+      phase = COMMIT;
+      if (step_is_idle()) {
+        log(EV_COMMIT_NOTHING, {p});
+        continue;
+      }
+      return;
+    }
+  }
+  bool step_is_idle() {
+    if (has_unused_special(current)) return false;
+    int p = step_player, mask = placeable_cities();
+    for (int x = 0; x < NMC; ++x)
+      if ((mask >> x & 1) && has_placement(p, x)) return false;
+    bool can_spend = step_spend < 0 && step_normal >= 1 && !step_closed;
+    return !(can_spend && has_spend(p));
+  }
+  void end_step_if_idle() {
+    if (step_is_idle()) next_commit_step();
+  }
+
+  // ---- B.7.6 placement legality (queries.placement_targets) ----
+  int open_targets(int p, int x, bool first, bool skip_hoplite_only, Target* out) const {
+    int led = led_mask(p), xbit = 1 << x, war_x = war[x], ally_x = ally[x], cnt = 0;
+    for (int slot = 0; slot < SLOTS; ++slot) {
+      int tile = loc_display[slot];
+      if (skip_hoplite_only && T.loc_hoplite_only[tile]) continue;
+      int owner = T.loc_city[tile], owner_leader = leader[owner];
+      int attackers = side_cities[slot * 2], defenders = side_cities[slot * 2 + 1] | (1 << owner);
+      if (!(main_[slot * 2 + 1] == p || owner_leader == p || (defenders & xbit) ||
+            (ally_x & defenders) || (led & defenders) || (war_x & attackers))) {
+        out[cnt++] = {slot, ATT, 1};
+        if (first) return cnt;
+      }
+      if (main_[slot * 2] == p || (attackers & xbit) || (war_x & defenders) ||
+          (ally_x & attackers) || (led & attackers))
+        continue;
+      if (owner_leader == p || (perm[slot] & xbit)) out[cnt++] = {slot, DEF, 1};
+      else if (owner_leader >= 0 && !(denied[slot] & xbit)) out[cnt++] = {slot, DEF, 2};
+      if (first && cnt) return cnt;
+    }
+    return cnt;
+  }
+  int target_status(int p, int x, int slot, int side) const {
+    Target t[2 * SLOTS];
+    int cnt = open_targets(p, x, false, false, t);
+    for (int i = 0; i < cnt; ++i)
+      if (t[i].slot == slot && t[i].side == side) return t[i].status;
+    return 0;
+  }
+  int placeable_cities() const {
+    if (step_closed) return 0;
+    if (step_spend < 0) return step_normal < 2 ? led_mask(step_player) : 0;
+    if (step_extra >= 2) return 0;
+    return 1 << ((persian >> step_player & 1) ? PERSIA : step_spend);
+  }
+  // PLACE actions for the pool counters of city x; with first_only, stop at the first one.
+  bool placements(int p, int x, bool first_only, Actions* out) const {
+    int classes[8], nc = 0, hoplites[4], nh = 0;
+    for (int k = x * 8; k < x * 8 + 8; ++k)
+      if (pool[k]) {
+        classes[nc++] = k;
+        if (class_type(k) == HOPLITE) hoplites[nh++] = k;
+      }
+    if (!nc) return false;
+    Target t[2 * SLOTS];
+    int cnt = open_targets(p, x, first_only, nh == 0, t);
+    for (int i = 0; i < cnt; ++i) {
+      bool h_only = T.loc_hoplite_only[loc_display[t[i].slot]];
+      const int* usable = h_only ? hoplites : classes;
+      int nu = h_only ? nh : nc;
+      if (first_only) return true;
+      for (int j = 0; j < nu; ++j) out->push_back(PLACE + (usable[j] * SLOTS + t[i].slot) * 2 + t[i].side);
+    }
+    return cnt > 0;
+  }
+  bool has_placement(int p, int x) const { return placements(p, x, true, nullptr); }
+  void legal_commit(Actions& out) {
+    int p = step_player, mask = placeable_cities();
+    for (int x = 0; x < NMC; ++x)
+      if (mask >> x & 1) placements(p, x, false, &out);
+    if (step_spend < 0 && step_normal >= 1 && !step_closed) spend_actions(p, &out);
+    slave_revolt_actions(p, out);
+    out.push_back(END_STEP);
+    std::sort(out.begin(), out.end());
+  }
+  bool spend_actions(int p, Actions* out) const {
+    bool any = false;
+    if (persian >> p & 1) {
+      if (has_placement(p, PERSIA))
+        for (int c = 0; c < NUM_CITIES; ++c)
+          if (cubes[c * 5 + p]) {
+            if (!out) return true;
+            out->push_back(SPEND_CUBE + c);
+            any = true;
+          }
+      return any;
+    }
+    for (int c = 0; c < NUM_CITIES; ++c)
+      if (leader[c] == p && cubes[c * 5 + p] && has_placement(p, c)) {
+        if (!out) return true;
+        out->push_back(SPEND_CUBE + c);
+        any = true;
+      }
+    return any;
+  }
+  bool has_spend(int p) const { return spend_actions(p, nullptr); }
+  int spartan_hoplites_at(int slot, int* cells) const {
+    int cnt = 0;
+    for (int box = slot * 4; box < slot * 4 + 4; ++box) {
+      int base = box * NC;
+      for (int k = 8; k < 12; ++k)
+        if (at[base + k]) cells[cnt++] = base + k;
+    }
+    return cnt;
+  }
+  void slave_revolt_actions(int p, Actions& out) const {
+    if (special[p] != SLAVE_REVOLT_TILE || step_closed || leader[SPARTA] < 0) return;
+    if (pool[8] || pool[9] || pool[10] || pool[11]) out.push_back(SLAVE_REVOLT);
+    int cells[16];
+    for (int slot = 0; slot < SLOTS; ++slot)
+      if (spartan_hoplites_at(slot, cells)) out.push_back(SLAVE_REVOLT + 1 + slot);
+  }
+  void apply_commit(int a) {
+    if (a == END_STEP) {
+      log(EV_END_STEP, {current});
+      next_commit_step();
+      return;
+    }
+    if (a >= SLAVE_REVOLT) {
+      slave_revolt(a - SLAVE_REVOLT);
+    } else if (a >= SPEND_CUBE) {
+      int city = a - SPEND_CUBE;
+      remove_cubes(current, city, 1);
+      step_spend = city;
+      log(EV_SPEND_CUBE, {current, city});
+    } else {
+      int rest = (a - PLACE) / 2, side = (a - PLACE) % 2;
+      int klass = rest / SLOTS, slot = rest % SLOTS, x = class_city(klass);
+      if (target_status(current, x, slot, side) == 2) {
+        pending.clear();
+        pending.push(klass);
+        pending.push(slot);
+        pending.push(side);
+        current = leader[T.loc_city[loc_display[slot]]];
+        phase = PERMISSION;
+        log(EV_ASK_PERMISSION, {step_player, x, slot});
+        return;
+      }
+      place(klass, slot, side);
+    }
+    end_step_if_idle();
+  }
+  void place(int klass, int slot, int side) {
+    int p = step_player, x = class_city(klass), ms = slot * 2 + side, m = main_[ms], box;
+    if (m < 0) {
+      main_[ms] = p;
+      box = 0;
+    } else if (m == p || (x == PERSIA && (persian >> m & 1))) {
+      box = 0;
+    } else {
+      box = 1;
+    }
+    pool[klass] -= 1;
+    at[(ms * 2 + box) * NC + klass] += 1;
+    int owner = T.loc_city[loc_display[slot]];
+    int attackers = side_cities[slot * 2], defenders = side_cities[slot * 2 + 1] | (1 << owner);
+    if (side == ATT) {
+      relate(x, defenders, war);
+      relate(x, attackers, ally);
+    } else {
+      relate(x, attackers, war);
+      relate(x, defenders, ally);
+    }
+    side_cities[ms] |= 1 << x;
+    if (step_spend < 0) ++step_normal;
+    else ++step_extra;
+    log(EV_PLACE, {p, x, class_type(klass), slot, side, box});
+  }
+  static void relate(int x, int mask, int* table) {
+    mask &= ~(1 << x);
+    table[x] |= mask;
+    for (int c = 0; c < NMC; ++c)
+      if (mask >> c & 1) table[c] |= 1 << x;
+  }
+  void apply_permission(int a) {
+    int klass = pending[0], slot = pending[1], side = pending[2], x = class_city(klass);
+    pending.clear();
+    bool granted = a == GRANT;
+    log(EV_PERMISSION, {current, x, slot, granted ? 1 : 0});
+    current = step_player;
+    phase = COMMIT;
+    if (granted) {
+      perm[slot] |= 1 << x;
+      place(klass, slot, side);
+    } else {
+      denied[slot] |= 1 << x;
+    }
+    end_step_if_idle();
+  }
+  int draw(const int* weights, int count) {
+    int total = 0;
+    for (int i = 0; i < count; ++i) total += weights[i];
+    int r = rng.randrange(total);
+    for (int i = 0; i < count; ++i) {
+      if (r < weights[i]) return i;
+      r -= weights[i];
+    }
+    throw std::logic_error("perikles native: draw out of range");
+  }
+  void slave_revolt(int source) {
+    int p = current, k;
+    special[p] = -1;
+    special_played[SLAVE_REVOLT_TILE] = p;
+    if (source == 0) {
+      k = 8 + draw(pool + 8, 4);
+      pool[k] -= 1;
+    } else {
+      int cells[16], weights[16];
+      int cnt = spartan_hoplites_at(source - 1, cells);
+      for (int i = 0; i < cnt; ++i) weights[i] = at[cells[i]];
+      int cell = cells[draw(weights, cnt)];
+      at[cell] -= 1;
+      k = cell % NC;
+      refresh_side_cities(source - 1);
+    }
+    stack[k] += 1;
+    if (step_normal || step_extra) step_closed = true;
+    log(EV_SPECIAL, {p, SLAVE_REVOLT_TILE});
+    log(EV_SLAVE_REVOLT, {p, source, k});
+  }
+  void refresh_side_cities(int slot) {
+    for (int side = 0; side < 2; ++side) {
+      int mask = 0;
+      for (int box = 0; box < 2; ++box) {
+        int base = ((slot * 2 + side) * 2 + box) * NC;
+        for (int i = 0; i < T.n_existing; ++i)
+          if (at[base + T.existing[i]]) mask |= 1 << class_city(T.existing[i]);
+      }
+      side_cities[slot * 2 + side] = mask;
+    }
+  }
+
+  // ================= phase 6 (B.8, section C) =================
+  static int box_base(int slot, int side, int box) { return ((slot * 2 + side) * 2 + box) * NC; }
+  int counters(int slot, int side, int unit_type) const {
+    int total = 0;
+    for (int box = 0; box < 2; ++box) {
+      int base = box_base(slot, side, box);
+      for (int i = 0; i < T.n_type_classes[unit_type]; ++i)
+        total += at[base + T.type_classes[unit_type][i]];
+    }
+    return total;
+  }
+  int tile_at(int slot) const { return loc_display[slot]; }
+  void begin_battles() {
+    log(EV_PHASE, {turn, PH_BATTLES, commit_first});
+    b_slot = 0;
+    b_round = -1;
+    b_stage = 0;
+    run_battles();
+  }
+  void run_battles() {
+    while (b_slot < SLOTS) {
+      if (b_round < 0) {
+        if (!start_location()) {
+          finish_location();
+          continue;
+        }
+        b_round = 0;
+        b_stage = 0;
+        b_head = -1;
+      }
+      if (!step_round()) return;
+    }
+    end_turn();
+  }
+  void log_battle(int slot) {
+    if (!record) return;
+    std::vector<int> buf = {slot, tile_at(slot)};
+    for (int side = 0; side < 2; ++side)
+      for (int box = 0; box < 2; ++box) {
+        int base = box_base(slot, side, box);
+        for (int i = 0; i < T.n_existing; ++i) {
+          int k = T.existing[i];
+          if (at[base + k]) buf.insert(buf.end(), {side, box, k, at[base + k]});
+        }
+      }
+    log_list(EV_BATTLE, buf.data(), static_cast<int>(buf.size()));
+  }
+  bool start_location() {
+    int slot = b_slot, tile = tile_at(slot);
+    log_battle(slot);
+    int ma = main_[slot * 2], md = main_[slot * 2 + 1];
+    if (ma >= 0 && (md >= 0 || T.loc_militia[tile][0] || T.loc_militia[tile][1])) return true;
+    if (ma >= 0) {
+      if (counters(slot, ATT, T.loc_round[tile][T.loc_nrounds[tile] - 1])) claim(slot, ATT);
+      else unclaimed(slot, WHY_NO_FINAL_ATTACKERS);
+    } else if (md >= 0) {
+      unclaimed(slot, WHY_NOT_ATTACKED);
+      int who[MAXP];
+      int cnt = side_claimants(slot, DEF, who);
+      for (int i = 0; i < cnt; ++i) add_cubes(who[i], T.loc_city[tile], 2);
+    } else {
+      unclaimed(slot, WHY_NO_FORCES);
+    }
+    return false;
+  }
+  bool step_round() {
+    int slot = b_slot, tile = tile_at(slot), unit_type = T.loc_round[tile][b_round];
+    if (b_stage == 0) {
+      int a_n = counters(slot, ATT, unit_type), d_n = counters(slot, DEF, unit_type);
+      if (!a_n && !d_n) {
+        log(EV_ROUND_EMPTY, {slot, unit_type});
+        if (b_round == T.loc_nrounds[tile] - 1) {
+          unclaimed(slot, WHY_FINAL_EMPTY);
+          finish_location();
+        } else {
+          b_head = -1;
+          ++b_round;
+        }
+        return true;
+      }
+      if (!a_n) {
+        round_won(DEF, true);
+        return true;
+      }
+      if (!d_n && !T.loc_militia[tile][unit_type]) {
+        round_won(ATT, true);
+        return true;
+      }
+      b_tokens[0] = b_head == ATT;
+      b_tokens[1] = b_head == DEF;
+      b_double = false;
+      battle_offer_queue(slot, unit_type);
+      b_stage = 1;
+    }
+    if (b_stage == 1) {
+      if (!b_offers.empty()) {
+        current = b_offers[0];
+        phase = BATTLE_SPECIAL;
+        return false;
+      }
+      int winner = roll_round(slot, unit_type);
+      b_loser = 1 - winner;
+      int tied[NMC];
+      int cnt = casualty_cities(slot, b_loser, unit_type, tied);
+      if (cnt > 1) {
+        b_cas.clear();
+        for (int i = 0; i < cnt; ++i) b_cas.push(tied[i]);
+        b_stage = 2;
+        current = main_[slot * 2 + b_loser];
+        phase = CASUALTY_PH;
+        return false;
+      }
+      if (cnt) take_casualty(tied[0]);
+      round_won(winner, false);
+    }
+    return true;
+  }
+  // Bit 0: the double tile (Brasidas/Phormio) is eligible, bit 1: the token tile.
+  int eligible_battle_specials(int slot, int unit_type) const {
+    int out = 0;
+    int dbl = unit_type == HOPLITE ? BRASIDAS : PHORMIO;
+    int tok = unit_type == HOPLITE ? THESSALIAN : PERSIAN_FLEET;
+    int home = unit_type == HOPLITE ? SPARTA : ATHENS;
+    if (special_played[dbl] < 0 && city_in_round(slot, home, unit_type) && !b_double) out |= 1;
+    if (special_played[tok] < 0 && std::min(b_tokens[0], b_tokens[1]) == 0) out |= 2;
+    return out;
+  }
+  bool city_in_round(int slot, int city, int unit_type) const {
+    for (int side = 0; side < 2; ++side)
+      for (int box = 0; box < 2; ++box) {
+        int base = box_base(slot, side, box);
+        for (int s = 1; s <= 4; ++s)
+          if (at[base + class_of(city, unit_type, s)]) return true;
+      }
+    return false;
+  }
+  void battle_offer_queue(int slot, int unit_type) {
+    b_offers.clear();
+    if (!eligible_battle_specials(slot, unit_type)) return;
+    for (int i = 0; i < n; ++i) {
+      int p = (commit_first + i) % n;
+      if (has_unused_special(p)) b_offers.push(p);
+    }
+  }
+  int round_type() const { return T.loc_round[tile_at(b_slot)][b_round]; }
+  void legal_battle_special(Actions& out) {
+    int unit_type = round_type(), tile = special[current];
+    out.push_back(BATTLE_PASS);
+    int elig = eligible_battle_specials(b_slot, unit_type);
+    int dbl = unit_type == HOPLITE ? BRASIDAS : PHORMIO;
+    int tok = unit_type == HOPLITE ? THESSALIAN : PERSIAN_FLEET;
+    bool eligible = (tile == dbl && (elig & 1)) || (tile == tok && (elig & 2));
+    if (eligible) {
+      if (tile == BRASIDAS || tile == PHORMIO) out.push_back(BATTLE_DOUBLE);
+      else
+        for (int side = 0; side < 2; ++side)
+          if (b_tokens[side] == 0) out.push_back(BATTLE_TOKEN + side);
+    }
+  }
+  void apply_battle_special(int a) {
+    int p = b_offers.pop_front();
+    if (a != BATTLE_PASS) {
+      int tile = special[p];
+      special[p] = -1;
+      special_played[tile] = p;
+      if (a == BATTLE_DOUBLE) {
+        b_double = true;
+        log(EV_SPECIAL, {p, tile, b_slot});
+      } else {
+        int side = a - BATTLE_TOKEN;
+        b_tokens[side] = 1;
+        log(EV_SPECIAL, {p, tile, b_slot, side});
+      }
+      if (!eligible_battle_specials(b_slot, round_type())) b_offers.clear();
+    }
+    run_battles();
+  }
+  int side_strength(int slot, int side, int unit_type, int doubled_city) const {
+    int total = 0;
+    for (int box = 0; box < 2; ++box) {
+      int base = box_base(slot, side, box);
+      for (int i = 0; i < T.n_type_classes[unit_type]; ++i) {
+        int k = T.type_classes[unit_type][i];
+        if (at[base + k])
+          total += at[base + k] * class_strength(k) * (class_city(k) == doubled_city ? 2 : 1);
+      }
+    }
+    return total;
+  }
+  int strength(int slot, int side, int unit_type) const {
+    int doubled = b_double ? (unit_type == HOPLITE ? SPARTA : ATHENS) : -1;
+    return side_strength(slot, side, unit_type, doubled);
+  }
+  int d6() {
+    if (!forced_dice.empty()) {
+      int v = forced_dice.front();
+      forced_dice.erase(forced_dice.begin());
+      return v;
+    }
+    return 1 + rng.randrange(6);
+  }
+  int roll_round(int slot, int unit_type) {
+    int tile = tile_at(slot);
+    int attack = strength(slot, ATT, unit_type) + T.loc_rebels[tile][unit_type];
+    int defence = strength(slot, DEF, unit_type) + T.loc_militia[tile][unit_type];
+    int column = crt_column(attack, defence);
+    int need_a = T.crt_att[column], need_d = T.crt_def[column];
+    int* tokens = b_tokens;
+    log(EV_DICE_ROUND, {slot, unit_type, attack, defence, column, tokens[0], tokens[1]});
+    bool rolloff = false;
+    for (;;) {
+      int ra = d6();
+      ra += d6();
+      int rd = d6();
+      rd += d6();
+      bool hit_a = ra >= need_a, hit_d = rd >= need_d;
+      log(EV_ROLL, {slot, ra, rd});
+      if (rolloff) {
+        if (hit_a != hit_d) return hit_a ? ATT : DEF;
+        continue;
+      }
+      if (hit_a && tokens[0] < 2) ++tokens[0];
+      if (hit_d && tokens[1] < 2) ++tokens[1];
+      if (tokens[0] == 2 && tokens[1] == 2) rolloff = true;
+      else if (tokens[0] == 2) return ATT;
+      else if (tokens[1] == 2) return DEF;
+    }
+  }
+  int casualty_box(int slot, int side, int unit_type) const {
+    for (int box = 0; box < 2; ++box) {
+      int base = box_base(slot, side, box);
+      for (int c = 0; c < NMC; ++c)
+        for (int s = 1; s <= 4; ++s)
+          if (at[base + class_of(c, unit_type, s)]) return base;
+    }
+    return -1;
+  }
+  int casualty_cities(int slot, int side, int unit_type, int* tied) const {
+    int base = casualty_box(slot, side, unit_type);
+    if (base < 0) return 0;
+    for (int s = 1; s <= 4; ++s) {
+      int cnt = 0;
+      for (int c = 0; c < NMC; ++c)
+        if (at[base + class_of(c, unit_type, s)]) tied[cnt++] = class_of(c, unit_type, s);
+      if (cnt) return cnt;
+    }
+    return 0;
+  }
+  void take_casualty(int klass) {
+    int slot = b_slot, base = casualty_box(slot, b_loser, class_type(klass));
+    at[base + klass] -= 1;
+    if (class_city(klass) == PERSIA) stack[klass] += 1;
+    else dead[klass] += 1;
+    log(EV_CASUALTY, {slot, b_loser, klass});
+  }
+  void apply_casualty(int a) {
+    int city = a - CASUALTY, klass = -1;
+    for (int i = 0; i < b_cas.n; ++i)
+      if (class_city(b_cas[i]) == city) {
+        klass = b_cas[i];
+        break;
+      }
+    b_cas.clear();
+    take_casualty(klass);
+    round_won(1 - b_loser, false);
+    run_battles();
+  }
+  void round_won(int winner, bool automatic) {
+    int slot = b_slot, tile = tile_at(slot), unit_type = T.loc_round[tile][b_round];
+    log(EV_ROUND, {slot, unit_type, winner, automatic ? 1 : 0});
+    return_type_home(slot, unit_type);
+    b_double = false;
+    b_stage = 0;
+    if (b_round == T.loc_nrounds[tile] - 1) {
+      if (winner == ATT) claim(slot, ATT);
+      else if (main_[slot * 2 + DEF] >= 0) claim(slot, DEF);
+      else unclaimed(slot, WHY_MILITIA_HELD);
+      finish_location();
+    } else {
+      b_head = winner;
+      ++b_round;
+    }
+  }
+  void return_type_home(int slot, int unit_type) {
+    for (int side = 0; side < 2; ++side)
+      for (int box = 0; box < 2; ++box) {
+        int base = box_base(slot, side, box);
+        for (int i = 0; i < T.n_type_classes[unit_type]; ++i) {
+          int k = T.type_classes[unit_type][i];
+          if (at[base + k]) {
+            stack[k] += at[base + k];
+            at[base + k] = 0;
+          }
+        }
+      }
+  }
+  int side_claimants(int slot, int side, int* who) const {
+    int m = main_[slot * 2 + side], cnt = 0;
+    if (persian >> m & 1) {
+      for (int p = 0; p < n; ++p)
+        if (persian >> p & 1) who[cnt++] = p;
+      return cnt;
+    }
+    who[0] = m;
+    return 1;
+  }
+  void claim(int slot, int side) {
+    int tile = tile_at(slot), who[MAXP];
+    int cnt = side_claimants(slot, side, who);
+    for (int i = 0; i < cnt; ++i) loc_claim[tile] |= 1 << who[i];
+    loc_done[tile] = 1;
+    if (side == ATT) defeats[T.loc_city[tile]] += 1;
+    if (record) {
+      int buf[3 + MAXP];
+      buf[0] = slot;
+      buf[1] = tile;
+      buf[2] = side == ATT;
+      std::copy(who, who + cnt, buf + 3);
+      log_list(EV_CLAIM, buf, 3 + cnt);
+    }
+  }
+  void unclaimed(int slot, int why) {
+    int tile = tile_at(slot);
+    loc_done[tile] = 1;
+    log(EV_UNCLAIMED, {slot, tile, why});
+  }
+  void finish_location() {
+    return_type_home(b_slot, HOPLITE);
+    return_type_home(b_slot, TRIREME);
+    ++b_slot;
+    b_round = -1;
+    b_stage = 0;
+  }
+
+  // ================= phase 7 and scoring (B.9, B.10) =================
+  void end_turn() {
+    if (leader[ATHENS] >= 0) last_athens = leader[ATHENS];
+    for (int c = 0; c < NUM_CITIES; ++c)
+      if (leader[c] >= 0) statues[c * 5 + leader[c]] += 1;
+    for (int k = 0; k < NC; ++k) {
+      stack[k] += pool[k];
+      pool[k] = 0;
+    }
+    clear_turn_marks();
+    int sc[MAXP];
+    scores(sc);
+    if (record) {
+      int buf[1 + MAXP];
+      buf[0] = turn;
+      std::copy(sc, sc + n, buf + 1);
+      log_list(EV_END_TURN, buf, 1 + n);
+    }
+    if (turn >= NUM_TURNS || defeats[ATHENS] >= 4 || defeats[SPARTA] >= 4) {
+      phase = GAME_OVER;
+      current = -1;
+      if (record) {
+        int buf[2 * MAXP], w[MAXP];
+        std::copy(sc, sc + n, buf);
+        int nw = winners(w);
+        std::copy(w, w + nw, buf + n);
+        log_list(EV_GAME_OVER, buf, n + nw);
+      }
+      return;
+    }
+    ++turn;
+    influence_deck.clear();
+    for (int i = 0; i < NINF; ++i) influence_deck.push(i);
+    rng.shuffle(influence_deck);
+    for (int i = 0; i < DISPLAY; ++i) display[i] = influence_deck.pop();
+    for (int i = 0; i < SLOTS; ++i) loc_display[i] = loc_deck.pop();
+    std::fill(std::begin(colours_taken), std::end(colours_taken), 0);
+    if (last_athens >= 0) first_player = last_athens;
+    log_turn_start(EV_NEW_TURN, turn, first_player);
+    begin_influence_phase();
+  }
+  int location_vp(int p) const {
+    int total = 0;
+    for (int t = 0; t < NLOC; ++t)
+      if (loc_claim[t] >> p & 1) total += T.loc_vp[t];
+    return total;
+  }
+  int statue_count(int p) const {
+    int total = 0;
+    for (int c = 0; c < NUM_CITIES; ++c) total += statues[c * 5 + p];
+    return total;
+  }
+  void scores(int* out) const {
+    for (int p = 0; p < n; ++p) {
+      int total = 0;
+      for (int c = 0; c < NUM_CITIES; ++c)
+        total += cubes[c * 5 + p] + statues[c * 5 + p] * statue_value(c, defeats[c]);
+      for (int s : cand) total += s == p;
+      out[p] = total + location_vp(p);
+    }
+  }
+  int winners(int* out) const {
+    int sc[MAXP];
+    scores(sc);
+    std::array<int, 3> keys[MAXP], best = {INT32_MIN, INT32_MIN, INT32_MIN};
+    for (int p = 0; p < n; ++p) {
+      keys[p] = {sc[p], location_vp(p), statue_count(p)};
+      best = std::max(best, keys[p]);
+    }
+    int cnt = 0;
+    for (int p = 0; p < n; ++p)
+      if (keys[p] == best) out[cnt++] = p;
+    return cnt;
+  }
+};
+
+}  // namespace pk

@@ -1,0 +1,118 @@
+"""The policy networks a ``ppo:<path>`` model may use, by name (the allow-list of
+``ppo_file.py``): SB3's ``MaskableActorCriticPolicy`` (``ppo.action_head: flat``) and
+``BattleGainPolicy`` (``ppo.action_head: battle``, the default config's).
+
+They live with the agents, not the trainer, because playing a saved model needs them and
+agents never import training code.
+"""
+
+from __future__ import annotations
+
+import torch
+from sb3_contrib.common.maskable.distributions import MaskableDistribution
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.type_aliases import Schedule
+
+ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
+
+
+def battle_gain_columns() -> tuple[list[list[int]], list[int], list[int]]:
+    """Per action id: the observation columns of the two battle ``gain`` features its
+    placement matches (``gain_<side>_<type>_1`` and ``_2`` at its slot, in the battle
+    block that ``env.features: [battle]`` appends), which of the 8 (side, type, n) weights
+    it uses, and 1 for PLACE ids (0 for the others, whose columns are placeholders)."""
+    from ..analysis.battle_features import FEATURES, PER_SLOT
+    from ..analysis.observation import observation_size
+    from ..engine import actions as A
+    from ..engine import data as D
+
+    base = observation_size()
+    side_names, type_names = ("att", "def"), ("H", "T")
+    columns, weights, is_place = [], [], []
+    for action in range(A.NUM_ACTIONS):
+        kind, klass, slot, side = A.decode(action)
+        if kind != "PLACE":
+            columns.append([0, 0])
+            weights.append(0)
+            is_place.append(0)
+            continue
+        t = D.CLASS_TYPE[klass]
+        names = [f"gain_{side_names[side]}_{type_names[t]}_{n}" for n in (1, 2)]
+        columns.append([base + slot * PER_SLOT + FEATURES.index(name) for name in names])
+        weights.append(side * 2 + t)
+        is_place.append(1)
+    return columns, weights, is_place
+
+
+class BattleGainPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's MLP policy plus, for every PLACE id, a learnt multiple of the battle
+    block's value gains for that placement (its slot, side and counter type).
+
+    Why: the battle features alone did not help a flat head (docs/training.md): turning
+    "+0.3 VP at slot 4 if I attack with a hoplite" into the logits of the 56 class ids of
+    that (slot, side) is a mapping the MLP must learn separately for each id. Here it is
+    built in: ``logit[a] = head(latent)[a] + w[side, type] · 7 (gain_1, gain_2)[a]`` (the
+    gains in VP), with every weight starting at 0.5: the policy starts leaning towards the
+    placements the odds favour (about one logit per VP gained) and PPO learns how much to
+    trust them. Needs ``env.features: [battle]`` (the columns it reads). Forward,
+    evaluation and prediction all build the distribution in ``_masked_distribution``.
+    """
+
+    GAIN_SCALE = 7.0  # the battle block's gains are VP / 7
+    GAIN_INIT = 0.5
+
+    def _build(self, lr_schedule: Schedule) -> None:
+        super()._build(lr_schedule)
+        columns, weights, is_place = battle_gain_columns()
+        self.register_buffer("gain_columns", torch.tensor(columns, dtype=torch.long))
+        self.register_buffer("gain_weight_index", torch.tensor(weights, dtype=torch.long))
+        self.register_buffer("is_place", torch.tensor(is_place, dtype=torch.float32))
+        self.gain_weights = torch.nn.Parameter(torch.full((4, 2), self.GAIN_INIT))
+        self.optimizer = self.optimizer_class(
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
+
+    def _masked_distribution(
+        self, pi_features: torch.Tensor, action_masks: object
+    ) -> MaskableDistribution:
+        latent_pi = self.mlp_extractor.forward_actor(pi_features)
+        gains = pi_features[:, self.gain_columns] * self.GAIN_SCALE  # [batch, actions, 2]
+        weights = self.gain_weights[self.gain_weight_index]  # [actions, 2]
+        logits = self.action_net(latent_pi) + (gains * weights).sum(-1) * self.is_place
+        distribution = self.action_dist.proba_distribution(action_logits=logits)
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return distribution
+
+    def _split_features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        features = self.extract_features(obs)
+        if self.share_features_extractor:
+            return features, features
+        return features
+
+    def forward(self, obs, deterministic=False, action_masks=None):  # type: ignore[no-untyped-def]
+        pi_features, vf_features = self._split_features(obs)
+        values = self.value_net(self.mlp_extractor.forward_critic(vf_features))
+        distribution = self._masked_distribution(pi_features, action_masks)
+        actions = distribution.get_actions(deterministic=deterministic)
+        log_prob = distribution.log_prob(actions)
+        return actions, values, log_prob
+
+    def evaluate_actions(self, obs, actions, action_masks=None):  # type: ignore[no-untyped-def]
+        pi_features, vf_features = self._split_features(obs)
+        distribution = self._masked_distribution(pi_features, action_masks)
+        values = self.value_net(self.mlp_extractor.forward_critic(vf_features))
+        return values, distribution.log_prob(actions), distribution.entropy()
+
+    def get_distribution(self, obs, action_masks=None):  # type: ignore[no-untyped-def]
+        features = super(MaskableActorCriticPolicy, self).extract_features(
+            obs, self.pi_features_extractor
+        )
+        return self._masked_distribution(features, action_masks)
+
+
+# The allow-list: the only classes a model file may name.
+POLICIES: dict[str, type[MaskableActorCriticPolicy]] = {
+    "MaskableActorCriticPolicy": MaskableActorCriticPolicy,
+    "BattleGainPolicy": BattleGainPolicy,
+}

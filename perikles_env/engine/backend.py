@@ -1,0 +1,65 @@
+"""Which engine backs a ``Game``: the C++ core (``native.py``) when it is built, else this
+package's Python engine, the readable reference. Both give the same game for the same seed
+and actions (tests/native proves it).
+
+``backend`` is "auto" (native when built, else Python with one warning per process),
+"native" (an error if not built) or "python". The environment variable
+``PERIKLES_BACKEND=python|native`` overrides what "auto" means, e.g. to run the test suite
+on the reference engine.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+from ..errors import InvalidConfigError
+
+BACKENDS = ("auto", "native", "python")
+_state: dict[str, object] = {}  # "error": why native is unusable ("" if usable); "warned"
+
+
+def native_error() -> str:
+    """Empty when the C++ core is usable, else why not (import error text)."""
+    if "error" not in _state:
+        try:
+            from . import native  # noqa: F401
+        except ImportError as exc:
+            _state["error"] = str(exc) or type(exc).__name__
+        else:
+            _state["error"] = ""
+    return str(_state["error"])
+
+
+def native_available() -> bool:
+    return not native_error()
+
+
+def use_native(backend: str) -> bool:
+    """Resolve ``backend`` to True (C++ core) or False (Python engine)."""
+    if backend not in BACKENDS:
+        raise InvalidConfigError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if backend == "auto":
+        override = os.environ.get("PERIKLES_BACKEND", "auto")
+        if override not in BACKENDS:
+            raise InvalidConfigError(
+                f"PERIKLES_BACKEND must be one of {BACKENDS}, got {override!r}"
+            )
+        backend = override
+    if backend == "python":
+        return False
+    error = native_error()
+    if not error:
+        return True
+    if backend == "native":
+        raise InvalidConfigError(f"backend='native' but the C++ engine is unavailable: {error}")
+    if not _state.get("warned"):
+        _state["warned"] = True
+        warnings.warn(
+            "perikles_env: the C++ engine core is not available, so the Python engine is "
+            f"used (about 20x slower) [{error}]. Build it with `make venv` (needs a C++20 "
+            "compiler and CMake) or pass backend='python' to choose it explicitly.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return False

@@ -1,0 +1,446 @@
+"""The C++ engine core (``perikles_env._native``, sources in ``native/``) behind the
+``Game`` API. Importing this module fails with ImportError when the extension is not built;
+use ``Game.new(..., backend=...)`` (see ``backend.py``) rather than importing it directly.
+
+``NativeGame`` is a ``Game`` subclass, so every engine query and every consumer that reads
+state works unchanged. Division of labour: C++ owns the hot loops (legal actions, apply,
+clone, scores, a random playout); Python owns the API, validation and errors.
+
+* State fields (``cubes``, ``loc_done``, ``at``, ...) are properties. The first read of a
+  field after a decision copies it out of C++ (a list of up to 1,568 ints: from ~0.3 us
+  for a scalar to ~15 us for ``at``); later reads until the next decision return the
+  cached value (~0.1 us). Writes go through to C++, as on the Python engine: assigning a
+  field, or changing a list read from one (``FieldList``: each change re-sends the whole
+  field), updates the C++ state; values are range-checked at once and the state as a whole
+  before the next ``legal_actions``/``apply_action`` (ValueError, never a crash). A list
+  read before the last decision is stale: changing it raises TypeError.
+* ``from_dict`` validates exactly like the Python engine (it runs ``Game.from_dict`` first),
+  then loads the C++ state.
+* The event log is kept as compact ints in C++ and turned into the Python engine's tuples
+  on first read (cached; events a dict brought with it are kept as Python tuples).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .. import _native
+from . import actions as A
+from . import data as D
+from .game import Game
+from .phases import Phase
+from .rng import Rng
+from .state import STATE_FIELDS, GameConfig, GameState
+
+__all__ = ["FieldList", "NativeGame", "from_python", "new_native", "random_games"]
+
+
+def _configure() -> dict[str, int]:
+    """Hand data.py's component tables to C++ and map state field names to C++ ids."""
+    locations = []
+    for tile in D.LOCATION_TILES:
+        rounds = list(tile.rounds) if len(tile.rounds) == 2 else [-1, tile.rounds[0]]
+        locations.append([tile.city, tile.vp, *rounds, *tile.militia, *tile.rebels])
+    starts = [(name, A.RANGES[name][0]) for name, _ in A.RANGE_SIZES]
+    _native.configure(
+        {
+            "influence": [list(t) for t in D.INFLUENCE_TILES],
+            "locations": locations,
+            "initial_counters": list(D.INITIAL_COUNTERS),
+            "statue_tracks": [list(t) for t in D.STATUE_TRACKS],
+            "tiles_per_player": [D.TILES_PER_PLAYER.get(n, 0) for n in range(D.MAX_PLAYERS + 1)],
+            "crt_attacker": list(D.CRT_ATTACKER_NEEDS),
+            "crt_defender": list(D.CRT_DEFENDER_NEEDS),
+            "action_starts": starts + [("NUM_ACTIONS", A.NUM_ACTIONS)],
+        }
+    )
+    ids = {name: i for i, name in enumerate(_native.field_names())}
+    expected = (set(STATE_FIELDS) - {"events"}) | {"rng"}
+    if set(ids) != expected:
+        raise ImportError(
+            "perikles_env._native is out of date with engine/state.py (fields differ: "
+            f"{sorted(set(ids) ^ expected)}); rebuild it with `make venv`"
+        )
+    return ids
+
+
+_FIELD_IDS = _configure()
+
+# ---- events: C++ logs (kind, ints...); these give the Python engine's tuples -------------
+
+_CITY = D.CITY_NAMES
+_MIL = D.MILITARY_CITY_NAMES
+_UNIT = D.UNIT_TYPE_NAMES
+_SIDE = A.SIDE_NAMES
+_BOX = ("main", "allied")
+_LOC = tuple(t.name for t in D.LOCATION_TILES)
+_PHASE_NAMES = ("influence", "proposals", "commit", "battles")
+_WHY = (
+    "no final-round attackers",
+    "not attacked",
+    "no forces",
+    "final round empty",
+    "militia held",
+)
+
+
+def _turn_start(name: str, a: tuple[int, ...]) -> tuple[Any, ...]:
+    slots = D.LOCATION_SLOTS
+    return (
+        name,
+        a[0],
+        a[1],
+        [_LOC[t] for t in a[2 : 2 + slots]],
+        [D.influence_name(t) for t in a[2 + slots :]],
+    )
+
+
+def _special(a: tuple[int, ...]) -> tuple[Any, ...]:
+    head = ("special", a[0], D.SPECIAL_NAMES[a[1]])
+    if len(a) == 2:
+        return head
+    if len(a) == 3:
+        return (*head, a[2])
+    return (*head, a[2], _SIDE[a[3]])
+
+
+def _battle(a: tuple[int, ...]) -> tuple[Any, ...]:
+    rest = a[2:]
+    revealed = [
+        [_SIDE[rest[i]], _BOX[rest[i + 1]], D.class_name(rest[i + 2]), rest[i + 3]]
+        for i in range(0, len(rest), 4)
+    ]
+    return ("battle", a[0], _LOC[a[1]], revealed)
+
+
+_DECODE = (
+    lambda a, n: _turn_start("setup", a),
+    lambda a, n: ("cubes", a[0], _CITY[a[1]], a[2]),
+    lambda a, n: ("phase", a[0], _PHASE_NAMES[a[1]], a[2]),
+    lambda a, n: ("pick_skipped", a[0]),
+    lambda a, n: ("take_tile", a[0], D.influence_name(a[1])),
+    lambda a, n: ("action_skipped", a[0], D.INFLUENCE_KIND_NAMES[a[1]]),
+    lambda a, n: _special(a),
+    lambda a, n: ("plague_loss", a[0], _CITY[a[1]], a[2]),
+    lambda a, n: ("alkibiades_move", a[0], _CITY[a[1]], _CITY[a[2]]),
+    lambda a, n: ("propose", a[0], _CITY[a[1]], a[2], "ab"[a[3]]),
+    lambda a, n: ("assassinate", a[0], _CITY[a[1]], a[2], ("main", "alpha", "beta")[a[3]]),
+    lambda a, n: ("propose_pass", a[0]),
+    lambda a, n: ("election", _CITY[a[0]], a[1], a[2]),
+    lambda a, n: ("persian_leaders", list(a)),
+    lambda a, n: ("sparta_first", a[0], a[1]),
+    lambda a, n: ("recover", a[0], D.class_name(a[1])),
+    lambda a, n: ("commit_nothing", a[0]),
+    lambda a, n: ("ask_permission", a[0], _MIL[a[1]], a[2]),
+    lambda a, n: ("end_step", a[0]),
+    lambda a, n: ("spend_cube", a[0], _CITY[a[1]]),
+    lambda a, n: ("place", a[0], _MIL[a[1]], _UNIT[a[2]], a[3], _SIDE[a[4]], _BOX[a[5]]),
+    lambda a, n: ("permission", a[0], _MIL[a[1]], a[2], bool(a[3])),
+    lambda a, n: (
+        "slave_revolt",
+        a[0],
+        "pool" if a[1] == 0 else f"slot {a[1]}",
+        D.class_name(a[2]),
+    ),
+    lambda a, n: _battle(a),
+    lambda a, n: ("round", a[0], _UNIT[a[1]], "empty"),
+    lambda a, n: ("round", a[0], _UNIT[a[1]], _SIDE[a[2]], "automatic" if a[3] else "dice"),
+    lambda a, n: ("dice_round", a[0], _UNIT[a[1]], a[2], a[3], D.CRT_COLUMNS[a[4]], a[5], a[6]),
+    lambda a, n: ("roll", a[0], a[1], a[2]),
+    lambda a, n: ("casualty", a[0], _SIDE[a[1]], D.class_name(a[2])),
+    lambda a, n: ("claim", a[0], _LOC[a[1]], list(a[3:]), bool(a[2])),
+    lambda a, n: ("unclaimed", a[0], _LOC[a[1]], _WHY[a[2]]),
+    lambda a, n: ("end_turn", a[0], list(a[1:])),
+    lambda a, n: ("game_over", list(a[:n]), list(a[n:])),
+    lambda a, n: _turn_start("new_turn", a),
+)
+
+
+def _decode(raw: tuple[int, ...], n: int) -> tuple[Any, ...]:
+    return _DECODE[raw[0]](raw[1:], n)  # type: ignore[no-untyped-call]
+
+
+# ---- the game ------------------------------------------------------------------------------
+
+
+class FieldList(list):  # type: ignore[type-arg]
+    """A list state field read from a NativeGame: every change is written back to C++."""
+
+    __slots__ = ("_game", "_name")
+
+    def _write(self) -> None:
+        game = self._game
+        if game._cache.get(self._name) is not self:
+            raise TypeError(
+                f"this {self._name!r} list was read from a NativeGame before the field "
+                "changed (a decision or an assignment): read the field again to edit it"
+            )
+        try:
+            game._c.set(_FIELD_IDS[self._name], list(self))
+        except BaseException:
+            del game._cache[self._name]  # C++ kept the old value: forget this list
+            raise
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (list, (list(self),))
+
+
+class FieldRng(Rng):
+    """A NativeGame's generator: ``state`` lives in C++."""
+
+    __slots__ = ("_game",)
+
+    @property  # type: ignore[override]
+    def state(self) -> int:
+        return int(self._game._c.get(_RNG_ID))
+
+    @state.setter
+    def state(self, value: int) -> None:
+        self._game._c.set(_RNG_ID, value & ((1 << 64) - 1))
+
+
+def _writing(method_name: str) -> Any:
+    method = getattr(list, method_name)
+
+    def change(self: FieldList, *args: Any) -> Any:
+        result = method(self, *args)
+        self._write()
+        return result
+
+    change.__name__ = method_name
+    return change
+
+
+for _method in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend",
+                "insert", "pop", "remove", "clear", "sort", "reverse"):
+    setattr(FieldList, _method, _writing(_method))
+
+
+_MISSING = object()
+
+_GAME_OVER = int(Phase.GAME_OVER)
+_NUM_ACTIONS = A.NUM_ACTIONS
+_RNG_ID = _FIELD_IDS["rng"]
+
+
+class NativeGame(Game):
+    """A ``Game`` whose state lives in C++ (see the module docstring for what differs)."""
+
+    __slots__ = ("_c", "_prefix", "_decoded", "_cache")
+
+    _c: Any
+    _cache: dict[str, Any]
+    _prefix: list[tuple[Any, ...]]
+    _decoded: list[tuple[Any, ...]] | None
+
+    @classmethod
+    def new(
+        cls, config: GameConfig | None = None, seed: int | None = 0, backend: str = "native"
+    ) -> Game:
+        return Game.new(config, seed, backend=backend)
+
+    # ---- the decision API (hot: straight into C++) ----
+
+    @property
+    def phase(self) -> Phase:  # type: ignore[override]
+        return Phase(self._c.phase)
+
+    @phase.setter
+    def phase(self, value: Phase) -> None:
+        self._set("phase", value)
+
+    @property
+    def current(self) -> int:  # type: ignore[override]
+        return int(self._c.current)
+
+    @current.setter
+    def current(self, value: int) -> None:
+        self._set("current", value)
+
+    @property
+    def n(self) -> int:  # type: ignore[override]
+        return int(self._c.n)
+
+    @n.setter
+    def n(self, value: int) -> None:
+        self._set("n", value)
+
+    def _set(self, name: str, value: Any) -> None:
+        self._cache.pop(name, None)
+        self._c.set(_FIELD_IDS[name], value)
+
+    @property
+    def current_player(self) -> int | None:
+        c = self._c
+        return None if c.phase == _GAME_OVER else c.current
+
+    @property
+    def is_terminal(self) -> bool:
+        return bool(self._c.phase == _GAME_OVER)
+
+    def legal_actions(self) -> list[int]:
+        return self._c.legal_actions()  # type: ignore[no-any-return]
+
+    def is_legal(self, action: int) -> bool:
+        if type(action) is not int or not 0 <= action < _NUM_ACTIONS:
+            return False
+        return bool(self._c.is_legal(action))
+
+    def apply_action(self, action: int) -> None:
+        """Apply a legal action. Unlike the Python engine's unchecked call, an illegal one
+        raises IllegalActionError (state unchanged): C++ never runs on bad input."""
+        try:
+            ok = self._c.apply(action)
+        except TypeError:
+            ok = False
+        if not ok:
+            raise self.illegal_action_error(action, "not legal now")
+        if self._cache:
+            self._cache = {}
+
+    def scores(self) -> list[int]:
+        return self._c.scores()  # type: ignore[no-any-return]
+
+    def winners(self) -> list[int]:
+        return self._c.winners()  # type: ignore[no-any-return]
+
+    def clone(self) -> NativeGame:
+        g = object.__new__(NativeGame)
+        g._c = self._c.clone()
+        g._prefix = self._prefix
+        g._decoded = None
+        g._cache = {}
+        return g
+
+    def random_playout(self, seed: int, max_decisions: int = 1 << 62) -> int:
+        """Play uniformly random legal actions (policy ``Rng(seed)``: ``legal[randrange]``)
+        until the game ends or ``max_decisions`` are made, entirely in C++; returns the
+        number of decisions made. For search rollouts."""
+        self._cache = {}
+        return int(self._c.random_playout(int(seed) & (1 << 64) - 1, max_decisions))
+
+    # ---- events ----
+
+    @property
+    def event_log(self) -> list[tuple[Any, ...]]:
+        cache = self._decoded
+        if cache is None:
+            cache = self._decoded = list(self._prefix)
+        have = len(cache) - len(self._prefix)
+        if self._c.num_events() > have:
+            n = self._c.n
+            cache.extend(_decode(raw, n) for raw in self._c.events(have))
+        return cache
+
+    @property
+    def events(self) -> list[tuple[Any, ...]]:  # type: ignore[override]
+        return self.event_log
+
+    @events.setter
+    def events(self, value: list[tuple[Any, ...]]) -> None:
+        self._c.clear_events()
+        self._prefix = [tuple(e) for e in value]
+        self._decoded = None
+
+    @property
+    def rng(self) -> Rng:  # type: ignore[override]
+        """The game's generator: drawing from it (or setting ``state``) changes C++'s."""
+        r = object.__new__(FieldRng)
+        r._game = self
+        return r
+
+    @rng.setter
+    def rng(self, value: Rng) -> None:
+        self._set("rng", value.state)
+
+    # ---- conversion ----
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> NativeGame:
+        """Validate like the Python engine (same typed errors), then load into C++."""
+        return from_python(Game.from_dict(d))
+
+    def to_python(self) -> Game:
+        """An independent Python-engine copy of this state (no validation needed)."""
+        g: Game = object.__new__(Game)
+        for name in STATE_FIELDS:
+            value = getattr(self, name)
+            object.__setattr__(g, name, list(value) if isinstance(value, list) else value)
+        g.events = list(self.event_log)
+        g.rng = self.rng
+        return g
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (NativeGame.from_dict, (self.to_dict(),))
+
+    def __eq__(self, other: object) -> bool:
+        """Same full state (RNG and events included), whichever backend holds it."""
+        if not isinstance(other, GameState):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _field_property(name: str, fid: int) -> property:
+    def get(self: NativeGame) -> Any:
+        cache = self._cache
+        value = cache.get(name, _MISSING)
+        if value is _MISSING:
+            value = self._c.get(fid)
+            if type(value) is list:
+                value = FieldList(value)
+                value._game, value._name = self, name
+            cache[name] = value
+        return value
+
+    def set(self: NativeGame, value: Any) -> None:
+        self._cache.pop(name, None)
+        self._c.set(fid, list(value) if isinstance(value, (list, tuple)) else value)
+
+    get.__name__ = set.__name__ = name
+    return property(get, set, doc=f"``{name}``, kept in C++ (see the module docstring)")
+
+
+for _name, _fid in _FIELD_IDS.items():
+    if _name not in NativeGame.__dict__:  # phase, current, n and rng have their own
+        setattr(NativeGame, _name, _field_property(_name, _fid))
+
+
+def new_native(config: GameConfig, seed: int | None) -> NativeGame:
+    """A new game on the C++ core; ``seed`` already validated by ``Game.new``."""
+    if seed is None:
+        seed = int.from_bytes(os.urandom(8), "little")
+    g = object.__new__(NativeGame)
+    g._c = _native.Engine.new(config.num_players, config.record_events, seed)
+    g._prefix = []
+    g._decoded = None
+    g._cache = {}
+    return g
+
+
+def from_python(game: Game) -> NativeGame:
+    """Load a (validated) Python-engine state into C++."""
+    c = _native.Engine.blank()
+    for name, fid in _FIELD_IDS.items():
+        if name == "phase":
+            value: Any = int(game.phase)
+        elif name == "rng":
+            value = game.rng.state
+        else:
+            value = getattr(game, name)
+        c.set(fid, value)
+    c.finish_load()
+    g = object.__new__(NativeGame)
+    g._c = c
+    g._prefix = list(game.event_log)
+    g._decoded = None
+    g._cache = {}
+    return g
+
+
+def random_games(num_players: int, games: int, seed0: int = 0, record_events: bool = True) -> int:
+    """Decisions made by ``games`` uniform random games (game ``i``: seed and policy seed
+    ``seed0 + i``), played entirely in C++ with the GIL released. For benchmarks."""
+    return int(_native.random_games(num_players, games, seed0, record_events))

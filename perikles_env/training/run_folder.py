@@ -1,0 +1,69 @@
+"""Run folders of training and evaluation: never reused, never outside ``out``, and marked
+with their status, so an interrupted run can never pass for a finished one.
+
+* ``new_run_dir(out, name)`` creates ``<out>/<name>``, or ``<name>-2``, ``-3``, ... when it
+  exists (``mkdir`` fails on an existing folder, so two runs started in the same second
+  still get two folders).
+* ``check_folder_name`` accepts plain names only (no ``/``, ``..`` or leading ``.``).
+* ``status.json`` says ``running``, ``interrupted``, ``failed`` (with the error) or
+  ``complete`` (written atomically);
+  reports and results are written only at the end, atomically, before ``complete``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from perikles_env.errors import InvalidConfigError
+from perikles_env.files import write_text
+
+STATUS = "status.json"
+RUNNING, INTERRUPTED, FAILED, COMPLETE = "running", "interrupted", "failed", "complete"
+
+
+def check_folder_name(key: str, name: Any) -> None:
+    """A run folder name must stay inside ``out``: a non-empty plain name."""
+    if (
+        not isinstance(name, str)
+        or not name
+        or name.startswith(".")
+        or any(sep in name for sep in ("/", "\\", os.sep, "\0"))
+    ):
+        raise InvalidConfigError(f"{key} must be a plain folder name (no '/', '..'), got {name!r}")
+
+
+def check_out(key: str, out: Any) -> None:
+    if not isinstance(out, str) or not out.strip():
+        raise InvalidConfigError(f"{key} must be a folder path (a string), got {out!r}")
+
+
+def new_run_dir(out: str | Path, name: str) -> Path:
+    """A new, empty ``<out>/<name>`` (suffixed ``-2``, ``-3``, ... if taken)."""
+    check_folder_name("name", name)
+    Path(out).mkdir(parents=True, exist_ok=True)
+    k = 1
+    while True:
+        path = Path(out) / (name if k == 1 else f"{name}-{k}")
+        try:
+            path.mkdir()
+            return path
+        except FileExistsError:
+            k += 1
+
+
+def write_status(run_dir: Path, status: str, **details: Any) -> None:
+    record = {"status": status, "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **details}
+    write_text(run_dir / STATUS, json.dumps(record, indent=1) + "\n")
+
+
+def read_status(run_dir: Path) -> dict[str, Any]:
+    """The run's status record (``{}`` for folders written before status files existed)."""
+    try:
+        data = json.loads((run_dir / STATUS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

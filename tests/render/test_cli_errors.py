@@ -1,0 +1,86 @@
+"""Every command-line tool of this area fails cleanly (issue 16 item 4, issue 19 finding 9):
+bad input gives exit code 2 and one line on stderr naming the problem, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from .helpers import random_record
+
+
+def run(module: str, *args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", module, *args], capture_output=True, text=True, timeout=120,
+        stdin=subprocess.DEVNULL, cwd=cwd,
+    )
+
+
+def assert_clean_failure(done: subprocess.CompletedProcess, *words: str) -> None:
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2, done.stderr
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (["--players", "7"], ["--players", "3 to 5", "7"]),
+        (["--players", "two"], ["--players", "'two'"]),
+        (["--seed", "-5"], ["--seed", "-5"]),
+        (["--seed", "²"], ["--seed", "'²'"]),
+        (["--seat", "4"], ["--seat", "0..3"]),
+        (["--opponents", "nosuch"], ["unknown agent 'nosuch'"]),
+        (["--opponents", ","], ["empty"]),
+        (["--opponents", "ppo:missing.zip"], ["missing.zip"]),
+        (["--auto", "nosuch"], ["unknown agent 'nosuch'"]),
+        (["--record", "/nonexistent/folder/g.jsonl"], ["--record", "does not exist"]),
+        (["--bogus"], ["unrecognized arguments: --bogus"]),
+    ],
+)
+def test_play_fails_cleanly(args, words) -> None:
+    assert_clean_failure(run("perikles_env.play", *args), *words)
+
+
+def test_play_fails_cleanly_on_a_corrupt_model_file(tmp_path) -> None:
+    bad = tmp_path / "model.zip"
+    bad.write_text("not a zip")
+    assert_clean_failure(run("perikles_env.play", "--opponents", f"ppo:{bad}"), "model.zip")
+
+
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (["--players", "7"], ["--players", "7"]),
+        (["--players", "2"], ["3 to 5"]),
+        (["--seed", "-5"], ["--seed", "-5"]),
+        (["--seed", "1.5"], ["--seed", "'1.5'"]),
+        (["--seed", str(2**64)], ["below 2**64"]),
+    ],
+)
+def test_engine_demo_fails_cleanly(args, words) -> None:
+    assert_clean_failure(run("perikles_env.engine.demo", *args), *words)
+
+
+def test_replay_fails_cleanly(tmp_path) -> None:
+    missing = tmp_path / "missing.jsonl"
+    assert_clean_failure(run("perikles_env.replay", str(missing)), "no such record file")
+    corrupt = tmp_path / "corrupt.jsonl"
+    corrupt.write_text('{"seed": 1, "players": 3, "agents": ["a", "b", "c"], "actions": [')
+    assert_clean_failure(run("perikles_env.replay", str(corrupt)), "corrupt.jsonl:1", "not JSON")
+    record, final = random_record(3, 2)
+    good = tmp_path / "good.jsonl"
+    from perikles_env.records import append_record
+
+    append_record(good, record, final)
+    assert_clean_failure(run("perikles_env.replay", str(good), "--game", "3"), "--game", "1..1")
+    nowhere = str(tmp_path / "no" / "x.html")
+    assert_clean_failure(run("perikles_env.replay", str(good), "-o", nowhere), "does not exist")
+    assert_clean_failure(run("perikles_env.replay", str(good), "--game", "-1"), "--game")
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text(good.read_text().replace('"actions":[', '"actions":[956,'))
+    assert_clean_failure(run("perikles_env.replay", str(edited)), "action 1 of", "not legal")

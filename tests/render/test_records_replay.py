@@ -1,0 +1,163 @@
+"""Game records (perikles_env/records.py) and the HTML replay viewer's data
+(perikles_env/replay.py): records replay exactly, bad records are refused with the line and
+field named, the evaluator's games.jsonl rows are records too, and every step of the viewer
+holds the engine's state at that step, with hidden information only in the views allowed
+to see it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from perikles_env.engine import Game, GameConfig
+from perikles_env.play import play
+from perikles_env.records import GameRecord, RecordError, append_record, read_records, replay
+from perikles_env.render.svg import board_sections
+from perikles_env.replay import main, viewer_data, write_html
+
+from .helpers import random_record
+
+
+def test_a_recorded_game_replays_to_the_same_states(tmp_path) -> None:
+    path = tmp_path / "games.jsonl"
+    record, final = random_record(4, 3)
+    append_record(path, record, final)
+    record2, final2 = random_record(3, 4)
+    append_record(path, record2, final2)  # appends: the first game is kept
+    loaded = read_records(path)
+    assert [r.seed for r in loaded] == [3, 4] and loaded[0].actions == record.actions
+    assert loaded[0].scores == final.scores() and loaded[0].events
+    steps = list(replay(loaded[0]))
+    assert len(steps) == len(record.actions) + 1
+    assert [a for _, a in steps[:-1]] == record.actions and steps[-1][1] is None
+    assert steps[-1][0].to_dict() == final.to_dict()
+    fresh = Game.new(GameConfig(num_players=4), seed=3)
+    for (state, action), _ in zip(steps, range(40), strict=False):
+        assert state.to_dict() == fresh.to_dict()
+        fresh.apply_action(action)
+
+
+def test_play_appends_a_record_the_replay_reads(tmp_path) -> None:
+    path = tmp_path / "mine.jsonl"
+    out: list[str] = []
+    from perikles_env.agents import make_agent
+
+    scores = play(3, 1, ["random"], seed=6, write=out.append, auto=make_agent("random"),
+                  record=str(path))
+    [record] = read_records(path)
+    assert record.agents[1].startswith("you") and record.agents[0] == "random"
+    assert record.scores == scores
+    *_, (final, _) = replay(record)
+    assert final.is_terminal and final.scores() == scores
+
+
+@pytest.mark.parametrize(
+    "line,message",
+    [
+        ("{not json", ":1: not JSON"),
+        ('{"format": "other"}', "unknown record format"),
+        ('{"seed": 1, "players": 7, "agents": [], "actions": []}', "'players' is invalid"),
+        ('{"seed": -1, "players": 3, "agents": ["a","b","c"], "actions": []}',
+         "'seed' is invalid"),
+        ('{"seed": 1, "players": 3, "agents": ["a","b","c"]}', "'actions' is missing"),
+        ('{"seed": 1, "players": 3, "agents": ["a","b"], "actions": []}', "'agents' is invalid"),
+        ('{"seed": 1, "players": 3, "agents": ["a","b","c"], "actions": [true]}',
+         "'actions' is invalid"),
+        ("[1, 2]", "must be a JSON object"),
+    ],
+)
+def test_bad_records_are_refused_naming_line_and_field(tmp_path, line, message) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(RecordError, match=re.escape(message)):
+        read_records(path)
+
+
+def test_illegal_or_edited_actions_and_scores_are_caught() -> None:
+    record, _ = random_record(3, 8)
+    bad = GameRecord(record.seed, 3, record.agents, record.actions[:5] + [956])
+    with pytest.raises(RecordError, match="action 6 of 6 .* is not legal"):
+        list(replay(bad))
+    wrong = GameRecord(record.seed, 3, record.agents, record.actions, scores=[1, 2, 3])
+    with pytest.raises(RecordError, match="replayed scores"):
+        list(replay(wrong))
+    with pytest.raises(RecordError, match="no such record file"):
+        read_records("/nonexistent/games.jsonl")
+
+
+def test_evaluator_game_rows_are_records(tmp_path) -> None:
+    from perikles_env.training.evaluation.runner import Job, play_job
+
+    row = play_job(Job(0, ("random", "heuristic", "random"), 0, 77, 1)).to_dict()
+    path = tmp_path / "games.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    [record] = read_records(path)
+    assert record.players == 3 and record.agents == row["seats"] and record.seed == 77
+    *_, (final, _) = replay(record)
+    assert final.scores() == row["scores"]
+
+
+def test_viewer_data_holds_each_steps_state_and_views() -> None:
+    record, _ = random_record(4, 12)
+    data = viewer_data(record)
+    frames = data["frames"]
+    assert len(frames) == len(record.actions) + 1
+    for i, (state, action) in enumerate(replay(record)):
+        if i % 17 and action is not None:
+            continue
+        frame = frames[i]
+        assert frame["scores"] == state.scores() and frame["turn"] == state.turn
+        assert frame["phase"] == state.phase.name
+        for v, viewer in enumerate([None, 0, 1, 2, 3]):
+            sections = [data["sections"][k] for k in frame["views"][v]]
+            assert sections == board_sections(state, viewer, record.agents)
+        if action is not None:
+            assert frame["actor"] == state.current
+            assert frame["chose"][1 + state.current] == state.action_to_str(action) or (
+                "place" in frame["chose"][1 + state.current]
+            )
+    assert len(data["events"]) == frames[-1]["events"] > 0
+
+
+def test_placements_show_strength_only_to_those_who_may_know() -> None:
+    from perikles_env.engine import actions as A
+    from perikles_env.engine import data as D
+    from perikles_env.engine.information import known_cities
+
+    record, _ = random_record(4, 13)
+    data = viewer_data(record)
+    placements = 0
+    for i, (state, action) in enumerate(replay(record)):
+        if action is None or A.decode(action)[0] != "PLACE":
+            continue
+        klass = A.decode(action)[1]
+        strength = f" {D.CLASS_STRENGTH[klass]} to"
+        for v, viewer in enumerate([None, 0, 1, 2, 3]):
+            knows = viewer is not None and known_cities(state, viewer) >> D.CLASS_CITY[klass] & 1
+            assert (strength in data["frames"][i]["chose"][v]) == bool(knows)
+        placements += 1
+    assert placements > 5
+
+
+def test_write_html_is_self_contained(tmp_path) -> None:
+    record, _ = random_record(3, 14)
+    out = tmp_path / "game.html"
+    size = write_html(record, out)
+    html = out.read_text()
+    assert size == len(html.encode()) and "<script" in html
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)  # nothing from a network
+    assert "</script" not in html.split('id="data"')[1].split("</script>")[0]
+
+
+def test_replay_cli_writes_and_refuses_to_overwrite(tmp_path, capsys) -> None:
+    path = tmp_path / "g.jsonl"
+    record, final = random_record(3, 15)
+    append_record(path, record, final)
+    assert main([str(path)]) == 0
+    assert (tmp_path / "g-game1.html").exists()
+    with pytest.raises(SystemExit) as exit_:
+        main([str(path)])
+    assert exit_.value.code == 2 and "exists" in capsys.readouterr().err
+    assert main([str(path), "--force"]) == 0

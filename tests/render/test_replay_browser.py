@@ -1,0 +1,114 @@
+"""The HTML replay viewer in a real headless browser (Debian's chromium driven by
+Playwright): load a recorded game, step with the slider, buttons and keyboard, switch
+views, and check what the page shows against the engine's state at that step.
+
+Skipped only when no chromium is installed (``.ci/run`` installs it: apt-get install
+chromium). Playwright cannot download its own browser here, so it drives the system one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from perikles_env.records import replay
+from perikles_env.render.svg import board_svg
+from perikles_env.replay import _status, write_html
+
+from .helpers import random_record, svg_texts
+
+CHROMIUM = os.environ.get("PERIKLES_CHROMIUM") or shutil.which("chromium") or shutil.which(
+    "chromium-browser"
+)
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="no chromium browser installed (apt-get install chromium)"
+)
+
+
+@pytest.fixture(scope="module")
+def viewer(tmp_path_factory):
+    from playwright.sync_api import sync_playwright
+
+    record, _ = random_record(4, 31)
+    states = list(replay(record))
+    path = tmp_path_factory.mktemp("replay") / "game.html"
+    write_html(record, path)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1600, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(path.as_uri())
+        yield page, record, states, errors
+        browser.close()
+
+
+def shown_step(page) -> int:
+    text = page.inner_text("#step")
+    assert text.startswith("step ")
+    return int(text.split()[1])
+
+
+def check_page(page, record, states, step: int, viewer: int | None) -> None:
+    """The page shows exactly the engine's state at ``step`` as ``viewer`` may see it."""
+    state, action = states[step]
+    assert shown_step(page) == step
+    assert page.input_value("#slider") == str(step)
+    assert page.inner_text("#status") == _status(state, record)
+    board = page.eval_on_selector_all("#board svg text", "els => els.map(e => e.textContent)")
+    assert board == svg_texts(board_svg(state, viewer, record.agents))
+    chose = page.inner_text("#chose")
+    if action is None:
+        assert chose == ""
+    else:
+        assert chose.startswith(f"p{state.current} chooses: ")
+    log = page.eval_on_selector_all("#log li", "els => els.length")
+    assert log == len(state.event_log)
+
+
+def test_the_viewer_steps_forward_and_back_and_matches_the_engine(viewer) -> None:
+    page, record, states, errors = viewer
+    last = len(states) - 1
+    check_page(page, record, states, 0, None)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    check_page(page, record, states, 2, None)
+    page.keyboard.press("ArrowLeft")
+    check_page(page, record, states, 1, None)
+    page.click("#next")
+    page.keyboard.press("PageDown")
+    check_page(page, record, states, 12, None)
+    page.click("#prev")
+    check_page(page, record, states, 11, None)
+    page.fill("#slider", str(last // 2))  # dragging the slider
+    check_page(page, record, states, last // 2, None)
+    page.keyboard.press("End")
+    check_page(page, record, states, last, None)
+    assert "winner:" in page.inner_text("#status")
+    page.keyboard.press("ArrowRight")  # stays on the last step
+    check_page(page, record, states, last, None)
+    page.keyboard.press("Home")
+    check_page(page, record, states, 0, None)
+    assert errors == []
+
+
+def test_the_view_selector_shows_each_players_information_only(viewer) -> None:
+    page, record, states, errors = viewer
+    commit = next(i for i, (s, _) in enumerate(states) if s.phase.name == "COMMIT"
+                  and sum(s.at) >= 4)
+    page.fill("#slider", str(commit))
+    check_page(page, record, states, commit, None)
+    assert page.input_value("#view") == "0"  # the public view is the default
+    for seat in range(record.players):
+        page.select_option("#view", str(seat + 1))
+        check_page(page, record, states, commit, seat)
+    views = {
+        tuple(svg_texts(board_svg(states[commit][0], v, record.agents)))
+        for v in (None, 0, 1, 2, 3)
+    }
+    assert len(views) > 2  # the views really differ at this step
+    page.select_option("#view", "0")
+    assert errors == []
