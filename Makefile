@@ -3,10 +3,12 @@ VENV    := .venv
 VPY     := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
 TORCH   := torch==2.13.0
+NATIVE  := $(VENV)/.native-built
+BUILD_TOOLS := 'scikit-build-core>=0.10' 'nanobind>=2.0'
 
-.PHONY: venv test test-slow test-rllib test-openspiel train bench lint demo
+.PHONY: venv native test test-slow test-rllib test-openspiel train bench lint demo
 
-venv: $(STAMP)
+venv: $(STAMP) $(NATIVE)
 
 # torch is installed first with the exact pin so that the local CPU wheel is used;
 # otherwise resolving '.[train]' could pull a multi-GB CUDA build.
@@ -14,8 +16,18 @@ $(STAMP): pyproject.toml
 	test -x $(VPY) || $(PY) -m venv $(VENV)
 	$(VPY) -m pip install --upgrade pip
 	$(VPY) -m pip install '$(TORCH)'
-	$(VPY) -m pip install -e '.[train,dev,render]'
-	touch $(STAMP)
+	$(VPY) -m pip install $(BUILD_TOOLS)
+	$(VPY) -m pip install --no-build-isolation -e '.[train,dev,render]'
+	touch $(STAMP) && touch $(NATIVE)
+
+# The C++ engine core (perikles_env._native, docs/native.md), built by scikit-build-core into
+# build/ and rebuilt incrementally when its sources change. Without a C++ compiler the
+# install still succeeds and the Python engine is used.
+$(NATIVE): $(STAMP) CMakeLists.txt $(wildcard native/*.hpp native/*.cpp)
+	$(VPY) -m pip install --no-deps --no-build-isolation -e .
+	touch $(NATIVE)
+
+native: $(NATIVE)
 
 test: venv
 	$(VPY) -m pytest -n 2 -q

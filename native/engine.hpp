@@ -98,8 +98,12 @@ struct SVec {
     if (n >= N) throw std::logic_error("perikles native: list capacity exceeded");
     v[n++] = x;
   }
-  int pop() { return v[--n]; }
+  int pop() {
+    if (n <= 0) throw std::out_of_range("pop from empty list");
+    return v[--n];
+  }
   int pop_front() {
+    if (n <= 0) throw std::out_of_range("pop from empty list");
     int x = v[0];
     std::memmove(v, v + 1, sizeof(int32_t) * (n - 1));
     --n;
@@ -847,35 +851,47 @@ struct Game {
     if (step_extra >= 2) return 0;
     return 1 << ((persian >> step_player & 1) ? PERSIA : step_spend);
   }
-  // PLACE actions for the pool counters of city x; with first_only, stop at the first one.
-  bool placements(int p, int x, bool first_only, Actions* out) const {
-    int classes[8], nc = 0, hoplites[4], nh = 0;
+  // Whether a pool counter of city x has a legal target (statuses 1 and 2).
+  bool has_placement(int p, int x) const {
+    bool any = false, hoplite = false;
+    for (int k = x * 8; k < x * 8 + 8; ++k)
+      if (pool[k]) {
+        any = true;
+        hoplite |= class_type(k) == HOPLITE;
+      }
+    if (!any) return false;
+    Target t[2 * SLOTS];
+    return open_targets(p, x, true, !hoplite, t) > 0;
+  }
+  // The PLACE actions of city x in increasing id order: class, then slot, then side.
+  void sorted_placements(int p, int x, Actions& out) const {
+    int classes[8], nc = 0, nh = 0;
     for (int k = x * 8; k < x * 8 + 8; ++k)
       if (pool[k]) {
         classes[nc++] = k;
-        if (class_type(k) == HOPLITE) hoplites[nh++] = k;
+        nh += class_type(k) == HOPLITE;
       }
-    if (!nc) return false;
+    if (!nc) return;
     Target t[2 * SLOTS];
-    int cnt = open_targets(p, x, first_only, nh == 0, t);
-    for (int i = 0; i < cnt; ++i) {
-      bool h_only = T.loc_hoplite_only[loc_display[t[i].slot]];
-      const int* usable = h_only ? hoplites : classes;
-      int nu = h_only ? nh : nc;
-      if (first_only) return true;
-      for (int j = 0; j < nu; ++j) out->push_back(PLACE + (usable[j] * SLOTS + t[i].slot) * 2 + t[i].side);
+    int cnt = open_targets(p, x, false, nh == 0, t);
+    for (int j = 0; j < nc; ++j) {
+      int k = classes[j];
+      bool trireme = class_type(k) == TRIREME;
+      for (int i = 0; i < cnt; ++i) {
+        if (trireme && T.loc_hoplite_only[loc_display[t[i].slot]]) continue;  // E24
+        out.push_back(PLACE + (k * SLOTS + t[i].slot) * 2 + t[i].side);
+      }
     }
-    return cnt > 0;
   }
-  bool has_placement(int p, int x) const { return placements(p, x, true, nullptr); }
+  // Built in increasing id order (ranges PLACE < SPEND_CUBE < SLAVE_REVOLT < END_STEP),
+  // so no sort is needed: the same list as the Python engine's sorted one.
   void legal_commit(Actions& out) {
     int p = step_player, mask = placeable_cities();
     for (int x = 0; x < NMC; ++x)
-      if (mask >> x & 1) placements(p, x, false, &out);
+      if (mask >> x & 1) sorted_placements(p, x, out);
     if (step_spend < 0 && step_normal >= 1 && !step_closed) spend_actions(p, &out);
     slave_revolt_actions(p, out);
     out.push_back(END_STEP);
-    std::sort(out.begin(), out.end());
   }
   bool spend_actions(int p, Actions* out) const {
     bool any = false;
@@ -1284,6 +1300,7 @@ struct Game {
   }
   void take_casualty(int klass) {
     int slot = b_slot, base = casualty_box(slot, b_loser, class_type(klass));
+    if (base < 0 || klass < 0) throw std::logic_error("perikles native: casualty without a counter");
     at[base + klass] -= 1;
     if (class_city(klass) == PERSIA) stack[klass] += 1;
     else dead[klass] += 1;
@@ -1332,6 +1349,7 @@ struct Game {
   }
   int side_claimants(int slot, int side, int* who) const {
     int m = main_[slot * 2 + side], cnt = 0;
+    if (m < 0) throw std::invalid_argument("negative shift count (no main player on that side)");
     if (persian >> m & 1) {
       for (int p = 0; p < n; ++p)
         if (persian >> p & 1) who[cnt++] = p;

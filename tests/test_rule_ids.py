@@ -1,11 +1,12 @@
 """Every rule id cited in the code, the tests and the docs resolves to a section of
 docs/rules.md, the rules users have (issue 14 item 8).
 
-An id is a specification id such as ``B.7.6``, ``C.3``, ``A.2``, ``E27`` or ``G8``, a whole
-section (``section F``, ``docs/rules.md A``) or ``Appendix 2``. docs/rules.md defines an id
-in a heading that ends with it ("### 11.7 Placement legality (spec B.7.6)"), in the first
-cell of a table row (E1-E41, G1-G18) or as "## Appendix N". Also checked: nothing cites the
-internal specification file by name, and every ``#anchor`` link into docs/rules.md exists.
+An id is a specification id such as ``B.7.6``, ``C.3``, ``A.2``, ``E27`` or ``G8`` (test
+names write them without dots: ``test_B76_...``), a whole section (``section F``,
+``docs/rules.md A``) or ``Appendix 2``. docs/rules.md defines an id in a heading that ends
+with it ("### 11.7 Placement legality (spec B.7.6)"), in the first cell of a table row
+(E1-E41, G1-G18) or as "## Appendix N". Also checked: nothing cites the internal
+specification file by name, and every ``#anchor`` link into docs/rules.md exists.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ RULE_ID = re.compile(
     r"|\b(?P<appendix>Appendix)[ -](?P<number>\d)\b"
     r"|(?:\bsection|(?i:rules)\.md,?)\s+(?P<section>[A-F])\b(?!\.\d)"
 )
+# Test names carry ids without dots: test_B76_..., test_B11_B78_..., test_C3_... .
+TEST_NAME_IDS = re.compile(r"\bdef test_((?:[A-G]\d{1,2}_)+)")
 SPEC_IN_HEADING = re.compile(r"\(([^()]*\bspec [^()]*)\)\s*$")
 ROW_ID = re.compile(r"^\| (E\d{1,2}|G\d{1,2}) \|")
 APPENDIX_HEADING = re.compile(r"^#+ Appendix (\d+)\b")
@@ -48,11 +51,28 @@ def scanned_files() -> list[Path]:
             files.append(base)
         elif base.is_dir():
             files += [p for p in sorted(base.rglob("*")) if p.suffix in SUFFIXES and p.is_file()]
-    return [p for p in files if "__pycache__" not in p.parts and p.resolve() != THIS_FILE]
+    skipped = {"__pycache__", "build", "dist"}  # generated files cite nothing
+    return [
+        p
+        for p in files
+        if not skipped & set(p.relative_to(ROOT).parts) and p.resolve() != THIS_FILE
+    ]
+
+
+def _dotted(name_id: str) -> str:
+    """B76 -> B.7.6 (the B.7 subsections), B11 -> B.11, C3 -> C.3; E27 and G8 stay."""
+    letter, digits = name_id[0], name_id[1:]
+    if letter in "EG":
+        return name_id
+    if letter == "B" and len(digits) == 2 and digits[0] == "7":
+        return f"B.7.{digits[1]}"
+    return f"{letter}.{digits}"
 
 
 def cited_ids(text: str) -> set[str]:
     out = set()
+    for m in TEST_NAME_IDS.finditer(text):
+        out |= {_dotted(part) for part in m.group(1).split("_") if part}
     for m in RULE_ID.finditer(text):
         if m.group("id"):
             out.add(m.group("id"))
@@ -97,6 +117,7 @@ def test_the_rules_document_defines_the_expected_ids() -> None:
     assert {"A", "C", "E", "F", "A.8", "B.7.6", "B.7.9", "C.3", "D.9", "E27", "E41", "G18"} <= ids
     assert {"Appendix 1", "Appendix 2"} <= ids
     assert "B.7.10" not in ids and "E42" not in ids and "G19" not in ids
+    assert cited_ids("def test_B76_C3_B11_E8_x():") == {"B.7.6", "C.3", "B.11", "E8"}
     assert cited_ids("docs/rules.md B.7.6, E27; section F; RULES.md A; Appendix-2") == {
         "B.7.6",
         "E27",

@@ -1,6 +1,7 @@
 """The policy networks a ``ppo:<path>`` model may use, by name (the allow-list of
-``ppo_file.py``): SB3's ``MaskableActorCriticPolicy`` (``ppo.action_head: flat``) and
-``BattleGainPolicy`` (``ppo.action_head: battle``, the default config's).
+``ppo_file.py``): SB3's ``MaskableActorCriticPolicy`` (``ppo.action_head: flat``),
+``BattleGainPolicy`` (``ppo.action_head: battle``, the default config's) and
+``ActionScoringPolicy`` (``ppo.action_head: scoring``: per-action features).
 
 They live with the agents, not the trainer, because playing a saved model needs them and
 agents never import training code.
@@ -8,9 +9,13 @@ agents never import training code.
 
 from __future__ import annotations
 
+from typing import Any
+
+import gymnasium as gym
 import torch
 from sb3_contrib.common.maskable.distributions import MaskableDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.type_aliases import Schedule
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
@@ -111,8 +116,127 @@ class BattleGainPolicy(MaskableActorCriticPolicy):
         return self._masked_distribution(features, action_masks)
 
 
+class StateColumns(BaseFeaturesExtractor):
+    """The observation without its last ``drop`` columns (the per-action block), so the
+    state network does not read ~7,700 mostly-zero action inputs."""
+
+    def __init__(self, observation_space: gym.spaces.Box, drop: int) -> None:
+        keep = int(observation_space.shape[0]) - drop
+        if keep <= 0:
+            raise ValueError(f"an observation of {keep + drop} values has no state part")
+        super().__init__(observation_space, features_dim=keep)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return observations[:, : self.features_dim]
+
+
+class ActionScoringPolicy(MaskableActorCriticPolicy):
+    """A pointer / afterstate-style policy: every action id's logit is the flat head's
+    plus a score from one shared network applied to each action's own consequences.
+
+    Why: the flat head must learn what each of the 957 ids is worth id by id; the per-action
+    block (``env.features: [..., actions]``, ``analysis/action_features.py``) says what each
+    legal action would change (election score, battle value, cost), so a shared scorer
+    ``score(state, features[a])`` generalises across ids: a proposal, a tile or a placement
+    that gains 2 VP scores alike wherever its id lies. ``logit[a] = head(latent)[a] +
+    w · features[a] + mlp(context(latent) + embed(features[a]))``; ``w`` starts at one
+    logit per VP of the ``politics`` and ``war`` columns (the policy starts leaning towards
+    what the arithmetic favours) and everything is learnt. The state network reads the
+    observation without the block (``StateColumns``), which must be the last feature block.
+    """
+
+    HIDDEN = 64
+
+    def __init__(
+        self,
+        observation_space: gym.spaces.Box,
+        action_space: gym.spaces.Discrete,
+        lr_schedule: Schedule,
+        **kwargs: Any,
+    ) -> None:
+        from ..analysis.action_features import SIZE
+
+        kwargs.setdefault("features_extractor_class", StateColumns)
+        kwargs.setdefault("features_extractor_kwargs", {"drop": SIZE})
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _build(self, lr_schedule: Schedule) -> None:
+        from ..analysis.action_features import PER_ACTION, POLITICS, WAR
+
+        super()._build(lr_schedule)
+        latent, hidden = self.mlp_extractor.latent_dim_pi, self.HIDDEN
+        self.action_linear = torch.nn.Linear(PER_ACTION, 1, bias=False)
+        with torch.no_grad():
+            self.action_linear.weight.zero_()
+            self.action_linear.weight[0, [POLITICS, WAR]] = 7.0  # the columns are VP / 7
+        self.action_context = torch.nn.Linear(latent, hidden)
+        self.action_embed = torch.nn.Linear(PER_ACTION, hidden, bias=False)
+        self.action_score = torch.nn.Sequential(
+            self.activation_fn(),
+            torch.nn.Linear(hidden, hidden),
+            self.activation_fn(),
+            torch.nn.Linear(hidden, 1),
+        )
+        self.optimizer = self.optimizer_class(
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
+
+    def _masked_distribution(
+        self, obs: torch.Tensor, latent_pi: torch.Tensor, action_masks: object
+    ) -> MaskableDistribution:
+        from ..analysis.action_features import PER_ACTION, SCORED, SIZE
+
+        per_action = obs[:, -SIZE:].reshape(obs.shape[0], -1, PER_ACTION)  # [batch, ids, k]
+        context = self.action_context(latent_pi)
+        # An action without features (all zero) scores mlp(context) (the embedding has no
+        # bias), the same for every such id: one per row, then the scored ids only (a few
+        # dozen of 957), which keeps the update as cheap as the flat head's.
+        blank = self.action_score(context)  # [batch, 1]
+        rows, ids = torch.nonzero(per_action[:, :, SCORED] > 0, as_tuple=True)
+        features = per_action[rows, ids]  # [scored, k]
+        own = self.action_score(context[rows] + self.action_embed(features)).squeeze(-1)
+        own = own - blank[rows, 0] + self.action_linear(features).squeeze(-1)
+        logits = (self.action_net(latent_pi) + blank).index_put((rows, ids), own, accumulate=True)
+        distribution = self.action_dist.proba_distribution(action_logits=logits)
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return distribution
+
+    def _latents(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        obs = obs.float()
+        features = self.extract_features(obs)
+        if self.share_features_extractor:
+            latent_pi, latent_vf = self.mlp_extractor(features)
+        else:
+            pi_features, vf_features = features
+            latent_pi = self.mlp_extractor.forward_actor(pi_features)
+            latent_vf = self.mlp_extractor.forward_critic(vf_features)
+        return obs, latent_pi, latent_vf
+
+    def forward(self, obs, deterministic=False, action_masks=None):  # type: ignore[no-untyped-def]
+        obs, latent_pi, latent_vf = self._latents(obs)
+        values = self.value_net(latent_vf)
+        distribution = self._masked_distribution(obs, latent_pi, action_masks)
+        actions = distribution.get_actions(deterministic=deterministic)
+        return actions, values, distribution.log_prob(actions)
+
+    def evaluate_actions(self, obs, actions, action_masks=None):  # type: ignore[no-untyped-def]
+        obs, latent_pi, latent_vf = self._latents(obs)
+        distribution = self._masked_distribution(obs, latent_pi, action_masks)
+        return self.value_net(latent_vf), distribution.log_prob(actions), distribution.entropy()
+
+    def get_distribution(self, obs, action_masks=None):  # type: ignore[no-untyped-def]
+        obs = obs.float()
+        features = super(MaskableActorCriticPolicy, self).extract_features(
+            obs, self.pi_features_extractor
+        )
+        latent_pi = self.mlp_extractor.forward_actor(features)
+        return self._masked_distribution(obs, latent_pi, action_masks)
+
+
 # The allow-list: the only classes a model file may name.
 POLICIES: dict[str, type[MaskableActorCriticPolicy]] = {
     "MaskableActorCriticPolicy": MaskableActorCriticPolicy,
     "BattleGainPolicy": BattleGainPolicy,
+    "ActionScoringPolicy": ActionScoringPolicy,
 }

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..engine import data as D
 from ..engine.game import Game
-from ..engine.queries import placement_status
+from ..engine.queries import placement_targets
 from .battlefield import ATT, DEF, TYPES, Battlefield
 from .params import HeuristicParams
 from .view import PlayerView
@@ -53,6 +53,8 @@ def battle_features(game: Game, player: int) -> np.ndarray:
     bf = Battlefield(view, _PARAMS)
     probes = _probe_strengths(view)
     cities = [x for x in range(D.NUM_MILITARY_CITIES) if view.controlled >> x & 1]
+    # Sides any of the observer's cities may join (B.7.6; a permission to ask counts as may).
+    open_sides = {(s, d) for x in cities for s, d, _ in placement_targets(view, player, x)}
     for slot in range(D.LOCATION_SLOTS):
         if view.loc_done[view.loc_display[slot]]:
             continue
@@ -65,7 +67,7 @@ def battle_features(game: Game, player: int) -> np.ndarray:
         row[2] = values[player] / _VP
         row[3] = _edge(values, player) / _VP
         for side in (ATT, DEF):
-            if not any(placement_status(view, player, x, slot, side) for x in cities):
+            if (slot, side) not in open_sides:
                 continue
             reinforce = bf.reinforcement(slot, side)
             before = _edge(bf.values(slot, reinforce), player)

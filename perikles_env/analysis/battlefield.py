@@ -81,10 +81,13 @@ class Battlefield:
         """P(the attacking side wins the final round), C.2-C.8, with expected strengths plus
         any expected reinforcement."""
         tile = self.view.location(slot)
-        extra = (*reinforce.attack, *reinforce.defence) if reinforce else (0.0, 0.0, 0.0, 0.0)
         i = slot * 4  # (slot * 2 + side) * 2 + type
-        present = [self.count[i + j] > 0 or extra[j] > 0 for j in range(4)]
-        strength = [self.strength[i + j] + extra[j] for j in range(4)]
+        present = [n > 0 for n in self.count[i : i + 4]]
+        strength = self.strength[i : i + 4]
+        if reinforce:
+            for j, extra in enumerate((*reinforce.attack, *reinforce.defence)):
+                present[j] = present[j] or extra > 0
+                strength[j] += extra
         defended = self.main[slot * 2 + DEF] >= 0 or present[2] or present[3]
         if not fights_rounds(tile, True, defended):
             return 1.0 if present[tile.rounds[-1]] else 0.0  # uncontested attack (E27)

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..engine.game import Game
 from ..errors import InvalidConfigError
-from . import battle_features
+from . import action_features, battle_features
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,7 @@ class Encoder:
 # name -> (block(game, player) -> floats, its length)
 FEATURE_BLOCKS: dict[str, tuple[Callable[[Game, int], np.ndarray], int]] = {
     "battle": (battle_features.battle_features, battle_features.SIZE),
+    "actions": (action_features.action_features, action_features.SIZE),
 }
 FEATURE_BLOCK_NAMES = tuple(FEATURE_BLOCKS)
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..engine import data as D
-from ..engine.information import controlled_cities, revealed_slot, sees_strength, unseen_counters
+from ..engine.information import controlled_cities, revealed_slot, unseen_counters, visible_cities
 from ..engine.phases import Phase
 
 if TYPE_CHECKING:
@@ -208,14 +208,14 @@ class PlayerView:
             base = box * NC
             if not any(at[base : base + NC]):
                 continue
-            slot = box // 4
+            seen = visible_cities(controlled, revealed, box // 4)
             for k in D.EXISTING_CLASSES:
                 c = at[base + k]
                 if c:
                     x, t = D.CLASS_CITY[k], D.CLASS_TYPE[k]
                     i = box * CT + x * 2 + t
                     box_count[i] += c
-                    if sees_strength(controlled, revealed, x, slot):
+                    if seen >> x & 1:
                         box_known[i] += c * D.CLASS_STRENGTH[k]
                     else:
                         box_known[i] = -1

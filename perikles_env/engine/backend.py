@@ -3,9 +3,11 @@ package's Python engine, the readable reference. Both give the same game for the
 and actions (tests/native proves it).
 
 ``backend`` is "auto" (native when built, else Python with one warning per process),
-"native" (an error if not built) or "python". The environment variable
-``PERIKLES_BACKEND=python|native`` overrides what "auto" means, e.g. to run the test suite
-on the reference engine.
+"native" (an error if not built) or "python". Left out (None), it is the environment
+variable ``PERIKLES_BACKEND`` if set, else "python": until the observation encoder runs in
+C++ too, consumers that read many state fields per decision (the AEC env, the heuristic)
+are faster on the Python engine (docs/native.md has the figures). ``PERIKLES_BACKEND=auto
+make test`` runs the whole suite on the C++ core.
 """
 
 from __future__ import annotations
@@ -35,17 +37,16 @@ def native_available() -> bool:
     return not native_error()
 
 
-def use_native(backend: str) -> bool:
+def use_native(backend: str | None) -> bool:
     """Resolve ``backend`` to True (C++ core) or False (Python engine)."""
-    if backend not in BACKENDS:
-        raise InvalidConfigError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    if backend == "auto":
-        override = os.environ.get("PERIKLES_BACKEND", "auto")
-        if override not in BACKENDS:
+    if backend is None:
+        backend = os.environ.get("PERIKLES_BACKEND") or "python"
+        if backend not in BACKENDS:
             raise InvalidConfigError(
-                f"PERIKLES_BACKEND must be one of {BACKENDS}, got {override!r}"
+                f"PERIKLES_BACKEND must be one of {BACKENDS}, got {backend!r}"
             )
-        backend = override
+    elif backend not in BACKENDS:
+        raise InvalidConfigError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if backend == "python":
         return False
     error = native_error()

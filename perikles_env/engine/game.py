@@ -51,11 +51,11 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
 
     @classmethod
     def new(
-        cls, config: GameConfig | None = None, seed: int | None = 0, backend: str = "auto"
+        cls, config: GameConfig | None = None, seed: int | None = 0, backend: str | None = None
     ) -> Game:
         """``backend``: "python" (this reference engine), "native" (the C++ core, an error
-        if not built) or "auto" (native when built, else Python with one warning); see
-        ``backend.py`` and docs/native.md."""
+        if not built), "auto" (native when built, else Python with one warning) or None
+        (``$PERIKLES_BACKEND``, else "python"); see ``backend.py`` and docs/native.md."""
         config = config or GameConfig()
         if seed is not None:
             value = _as_int(seed) if getattr(seed, "ndim", 0) == 0 else None

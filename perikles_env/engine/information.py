@@ -22,6 +22,8 @@ from typing import Any
 from . import data as D
 from .phases import BATTLE_PHASES
 
+_ALL_CITIES = (1 << D.NUM_MILITARY_CITIES) - 1
+
 
 def controlled_cities(state: Any, player: int) -> int:
     """Bitmask of the military cities ``player`` controls this turn: the cities he leads,
@@ -49,10 +51,16 @@ def revealed_slot(state: Any) -> int:
     return -1
 
 
+def visible_cities(known: int, revealed: int, slot: int = -1) -> int:
+    """Bitmask of the military cities whose counters at location ``slot`` (-1: in a hand)
+    show their strength to a player who knows the cities in ``known``, while the location
+    ``revealed`` is face up: all of them there, else his own."""
+    return _ALL_CITIES if slot >= 0 and slot == revealed else known
+
+
 def sees_strength(known: int, revealed: int, city: int, slot: int = -1) -> bool:
-    """Whether a player who knows the cities in ``known`` sees the strength of a counter of
-    military ``city`` at location ``slot`` (-1: in a hand) while ``revealed`` is face up."""
-    return bool(known >> city & 1) or (slot >= 0 and slot == revealed)
+    """Whether that player sees the strength of a counter of military ``city`` at ``slot``."""
+    return bool(visible_cities(known, revealed, slot) >> city & 1)
 
 
 def revealed_counters(state: Any) -> list[int]:
@@ -68,11 +76,10 @@ def revealed_counters(state: Any) -> list[int]:
     return out
 
 
-def unseen_counters(state: Any, revealed: list[int] | None = None) -> list[int]:
+def unseen_counters(state: Any) -> list[int]:
     """The public multiset of counters whose strength is hidden from non-controllers, per
-    class: initial mix minus stacks, dead pool and face-up counters (F). ``revealed``
-    (``revealed_counters``) may be passed when the caller already has it."""
-    if revealed is None:
-        revealed = revealed_counters(state)
-    stack, dead = state.stack, state.dead
-    return [D.INITIAL_COUNTERS[k] - stack[k] - dead[k] - revealed[k] for k in range(D.NUM_CLASSES)]
+    class: initial mix minus stacks, dead pool and face-up counters (F)."""
+    out = [i - s - d for i, s, d in zip(D.INITIAL_COUNTERS, state.stack, state.dead, strict=True)]
+    if revealed_slot(state) >= 0:
+        out = [u - r for u, r in zip(out, revealed_counters(state), strict=True)]
+    return out

@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .. import _native
 from . import actions as A
 from . import data as D
 from .game import Game
@@ -34,6 +33,27 @@ from .rng import Rng
 from .state import STATE_FIELDS, GameConfig, GameState
 
 __all__ = ["FieldList", "NativeGame", "from_python", "new_native", "random_games"]
+
+
+def _load_extension() -> Any:
+    """``perikles_env._native``, or the build that ``$PERIKLES_NATIVE_PATH`` names (the
+    sanitizer test loads an ASan build this way)."""
+    path = os.environ.get("PERIKLES_NATIVE_PATH")
+    if not path:
+        from .. import _native as module
+
+        return module
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("perikles_env._native", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"PERIKLES_NATIVE_PATH={path!r} is not a loadable extension")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_native = _load_extension()
 
 
 def _configure() -> dict[str, int]:
@@ -158,16 +178,18 @@ _DECODE = (
 
 
 def _decode(raw: tuple[int, ...], n: int) -> tuple[Any, ...]:
-    return _DECODE[raw[0]](raw[1:], n)  # type: ignore[no-untyped-call]
+    return _DECODE[raw[0]](raw[1:], n)
 
 
 # ---- the game ------------------------------------------------------------------------------
 
 
-class FieldList(list):  # type: ignore[type-arg]
+class FieldList(list[Any]):
     """A list state field read from a NativeGame: every change is written back to C++."""
 
     __slots__ = ("_game", "_name")
+    _game: NativeGame
+    _name: str
 
     def _write(self) -> None:
         game = self._game
@@ -190,8 +212,9 @@ class FieldRng(Rng):
     """A NativeGame's generator: ``state`` lives in C++."""
 
     __slots__ = ("_game",)
+    _game: NativeGame
 
-    @property  # type: ignore[override]
+    @property
     def state(self) -> int:
         return int(self._game._c.get(_RNG_ID))
 
@@ -236,14 +259,14 @@ class NativeGame(Game):
 
     @classmethod
     def new(
-        cls, config: GameConfig | None = None, seed: int | None = 0, backend: str = "native"
+        cls, config: GameConfig | None = None, seed: int | None = 0, backend: str | None = "native"
     ) -> Game:
         return Game.new(config, seed, backend=backend)
 
     # ---- the decision API (hot: straight into C++) ----
 
     @property
-    def phase(self) -> Phase:  # type: ignore[override]
+    def phase(self) -> Phase:
         return Phase(self._c.phase)
 
     @phase.setter
@@ -251,7 +274,7 @@ class NativeGame(Game):
         self._set("phase", value)
 
     @property
-    def current(self) -> int:  # type: ignore[override]
+    def current(self) -> int:
         return int(self._c.current)
 
     @current.setter
@@ -259,7 +282,7 @@ class NativeGame(Game):
         self._set("current", value)
 
     @property
-    def n(self) -> int:  # type: ignore[override]
+    def n(self) -> int:
         return int(self._c.n)
 
     @n.setter
@@ -334,7 +357,7 @@ class NativeGame(Game):
         return cache
 
     @property
-    def events(self) -> list[tuple[Any, ...]]:  # type: ignore[override]
+    def events(self) -> list[tuple[Any, ...]]:
         return self.event_log
 
     @events.setter
@@ -344,7 +367,7 @@ class NativeGame(Game):
         self._decoded = None
 
     @property
-    def rng(self) -> Rng:  # type: ignore[override]
+    def rng(self) -> Rng:
         """The game's generator: drawing from it (or setting ``state``) changes C++'s."""
         r = object.__new__(FieldRng)
         r._game = self
@@ -368,7 +391,7 @@ class NativeGame(Game):
             value = getattr(self, name)
             object.__setattr__(g, name, list(value) if isinstance(value, list) else value)
         g.events = list(self.event_log)
-        g.rng = self.rng
+        g.rng = Rng(self._c.get(_RNG_ID))
         return g
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -430,6 +453,8 @@ def from_python(game: Game) -> NativeGame:
             value = game.rng.state
         else:
             value = getattr(game, name)
+            if isinstance(value, tuple):
+                value = list(value)
         c.set(fid, value)
     c.finish_load()
     g = object.__new__(NativeGame)

@@ -39,12 +39,18 @@ ILLEGAL, LEGAL, NEEDS_PERMISSION = 0, 1, 2
 
 
 def placement_targets(
-    state: Any, p: int, x: int, first: bool = False, skip_hoplite_only: bool = False
+    state: Any,
+    p: int,
+    x: int,
+    first: bool = False,
+    skip_hoplite_only: bool = False,
+    slots: Sequence[int] = _SLOTS,
 ) -> list[tuple[int, int, int]]:
-    """``(slot, side, status)`` for every side of every displayed location that player p
-    may place a counter of military city x on: status ``LEGAL``, or ``NEEDS_PERMISSION``
-    (legal once the owning city's leader grants it, B.7.8). ``first`` stops at the first
-    target; ``skip_hoplite_only`` leaves out locations that take hoplites only (E24).
+    """``(slot, side, status)`` for every side of every displayed location (or of the given
+    ``slots``) that player p may place a counter of military city x on: status ``LEGAL``,
+    or ``NEEDS_PERMISSION`` (legal once the owning city's leader grants it, B.7.8).
+    ``first`` stops at the first target; ``skip_hoplite_only`` leaves out locations that
+    take hoplites only (E24).
 
     Reads ``leader``, ``persian``, ``war``, ``ally``, ``side_cities``, ``main``, ``perm``,
     ``denied``, ``loc_display``: all public. One pass over the slots (the commit phase's
@@ -60,7 +66,7 @@ def placement_targets(
     sides, main, leader = state.side_cities, state.main, state.leader
     perm, denied, display = state.perm, state.denied, state.loc_display
     out = []
-    for slot in _SLOTS:
+    for slot in slots:
         tile = display[slot]
         if skip_hoplite_only and _HOPLITE_ONLY[tile]:
             continue
@@ -101,8 +107,8 @@ def placement_targets(
 def placement_status(state: Any, p: int, x: int, slot: int, side: int) -> int:
     """``ILLEGAL``, ``LEGAL`` or ``NEEDS_PERMISSION`` for player p placing a counter of
     military city x on ``side`` of the location in ``slot`` (B.7.6, B.7.8)."""
-    for s, d, status in placement_targets(state, p, x):
-        if s == slot and d == side:
+    for _s, d, status in placement_targets(state, p, x, slots=(slot,)):
+        if d == side:
             return status
     return ILLEGAL
 

@@ -229,7 +229,7 @@ class GameState:
                 value = value[:]
             object.__setattr__(g, name, value)
         g.rng = Rng(d["rng"])
-        check_state(g)
+        check_state(g)  # type: ignore[arg-type]  # cls is Game: the checks query the rules
         return g
 
     def config(self) -> GameConfig:

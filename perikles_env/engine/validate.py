@@ -13,8 +13,9 @@ A state dict comes from outside (a file, another process, the native engine), so
   progress, the dead-pool queue, the pending permission, the battle cursor and its tokens,
   offers and casualty choice); and at least one legal action before the end.
 
-Other backends (the native engine) load through ``Game.from_dict`` first. Events are a record, not state: the engine only appends to them, so they are checked for
-shape (lists that start with a kind name) and not replayed.
+Other backends (the native engine) load through ``Game.from_dict`` first. Events are a
+record, not state: the engine only appends to them, so they are checked for shape (lists
+that start with a kind name) and not replayed.
 """
 
 from __future__ import annotations
@@ -342,7 +343,7 @@ def check_state(g: Game) -> None:
     except I.InvariantError as e:
         raise _fail("loc_deck/loc_display/loc_done/loc_claim/at/main", str(e)) from None
     try:
-        I.check_invariants(g)  # anything invariants.py checks beyond the families above
+        I.check_invariants(g)  # all of them again: catches a family added to invariants.py
     except I.InvariantError as e:
         raise _fail("state", str(e)) from None
     if g.phase != Phase.GAME_OVER:
@@ -350,13 +351,19 @@ def check_state(g: Game) -> None:
 
 
 def _check_specials(g: Game) -> None:
-    """Each player was dealt one tile at most (A.7): he holds it or played it. (Scenario
-    states deal none to some players; the never-dealt rest is conserved by invariants.)"""
+    """A.7: every tile is held, played or never dealt, once; a player was dealt one tile at
+    most (scenario states deal none to some players)."""
+    held = [t for t in g.special if t >= 0]
+    played = [t for t, p in enumerate(g.special_played) if p >= 0]
+    dealt = sorted(held + played + g.unseen_specials)
+    _require(
+        dealt == list(range(D.NUM_SPECIALS)),
+        "special/special_played/unseen_specials",
+        f"special tiles not conserved: {dealt}",
+    )
     for p in range(g.n):
         owned = (g.special[p] >= 0) + g.special_played.count(p)
         _require(owned <= 1, f"special[{p}]/special_played", f"player {p} has {owned} tiles")
-    held = [t for t in g.special if t >= 0]
-    _require(len(set(held)) == len(held), "special", f"a tile held twice: {g.special}")
 
 
 def _picks_by(g: Game, p: int, picks_done: int) -> int:

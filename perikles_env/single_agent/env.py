@@ -85,7 +85,9 @@ class PeriklesSingleAgentEnv(gym.Env):
           ``RewardConfig`` (rewards.py).
         * ``illegal_action_penalty``: reward of an illegal action, which ends the episode.
         * ``max_decisions``: truncate after this many engine decisions in one game.
-        * ``features``: extra observation blocks, e.g. ``["battle"]`` (docs/observation.md);
+        * ``features``: extra observation blocks, e.g. ``["battle"]`` or ``["battle",
+          "actions"]`` (``actions``: what each legal action would change,
+          ``analysis/action_features.py``; docs/training.md);
           ``encoder`` replaces the whole observation encoder instead.
         * ``render_mode``: ``None``, ``"ansi"`` (text) or ``"rgb_array"`` (picture; needs
           the ``render`` extra when ``render()`` is called).

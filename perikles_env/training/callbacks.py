@@ -39,6 +39,7 @@ class RunState:
     checkpoints: list[str] = field(default_factory=list)
     stopped_by_time_limit: bool = False
     pretrain: dict[str, Any] = field(default_factory=dict)
+    agreement: dict[str, Any] = field(default_factory=dict)  # the final model's, agreement.py
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -32,7 +32,11 @@ SELF_LATEST = "self_latest"
 SELF_PAST = "self_past"
 SELF_KEYS = (SELF_LATEST, SELF_PAST)
 # ppo.action_head -> the policy class (an allowed name of perikles_env.agents.ppo_policy)
-ACTION_HEADS = {"flat": "MaskableActorCriticPolicy", "battle": "BattleGainPolicy"}
+ACTION_HEADS = {
+    "flat": "MaskableActorCriticPolicy",
+    "battle": "BattleGainPolicy",
+    "scoring": "ActionScoringPolicy",
+}
 
 
 def _check_spec(spec: str) -> None:
@@ -203,10 +207,15 @@ class EvalSection:
     final_players: list[int] = field(default_factory=lambda: [4])
     workers: int = 2
     seed: int = 1000
+    agreement_games: int = 0  # held-out heuristic games scoring the final model's agreement
 
     def check(self) -> None:
         if self.every < 0:
             raise InvalidConfigError(f"eval.every must be >= 0, got {self.every}")
+        if self.agreement_games < 0:
+            raise InvalidConfigError(
+                f"eval.agreement_games must be >= 0, got {self.agreement_games}"
+            )
         for key in ("games", "final_games"):
             value = getattr(self, key)
             counts = value if isinstance(value, dict) else {"": value}
@@ -252,6 +261,7 @@ class PretrainSection:
     learning_rate: float = 1e-3
     value_weight: float = 0.5
     workers: int = 2
+    agreement_games: int = 0  # held-out heuristic games scoring the imitation (agreement.py)
 
     def check(self) -> None:
         if self.decisions < 0:
@@ -275,6 +285,10 @@ class PretrainSection:
         if self.value_weight < 0:
             raise InvalidConfigError(f"pretrain.value_weight must be >= 0, got {self.value_weight}")
         _positive("pretrain.workers", self.workers)
+        if self.agreement_games < 0:
+            raise InvalidConfigError(
+                f"pretrain.agreement_games must be >= 0, got {self.agreement_games}"
+            )
 
 
 @dataclass(frozen=True)
@@ -302,6 +316,11 @@ class TrainConfig:
         if self.ppo.action_head == "battle" and "battle" not in self.env.features:
             raise InvalidConfigError(
                 "ppo.action_head: battle reads the battle block: set env.features: [battle]"
+            )
+        if self.ppo.action_head == "scoring" and self.env.features[-1:] != ["actions"]:
+            raise InvalidConfigError(
+                "ppo.action_head: scoring reads the per-action block, which must come last: "
+                "end env.features with actions"
             )
 
     def to_dict(self) -> dict[str, Any]:

@@ -10,12 +10,16 @@ opponent pool. Set ``pretrain.decisions: 0`` to train from scratch.
 1. **Demonstrations.** Games with the teacher at one random seat and the other seats drawn
    from ``pretrain.opponents`` (weights, like ``opponents.weights``). Every decision of
    a seat played by the teacher spec is recorded: the observation (the env's encoder, as
-   the learner sees it), the legal-action mask, the teacher's action, and the return that
-   the wrapper's reward (``reward`` section) would have paid that seat from then on.
+   the learner sees it), the legal-action mask, the teacher's action, the teacher's equally
+   best actions (a heuristic teacher breaks exact ties at random, ``agreement.py``; any
+   other teacher: its action alone), and the return that the wrapper's reward
+   (``reward`` section) would have paid that seat from then on.
 2. **Cloning.** A few epochs of minibatch Adam on the masked policy's cross-entropy with the
-   teacher's actions, plus ``value_weight`` x the squared error of the value head against
-   those returns (so PPO starts with a critic that fits the policy, which keeps the first
-   updates from undoing the imitation).
+   teacher's best set (``-log`` of the probability the policy gives to any of its equally
+   best actions: the teacher's coin flips between ties are not something to imitate),
+   plus ``value_weight`` x the squared error of the value head against those returns (so
+   PPO starts with a critic that fits the policy, which keeps the first updates from
+   undoing the imitation).
 
 Games are generated in ``workers`` processes; each game's seed comes from
 ``SeedSequence(seed)``, so the demonstrations are the same for the same config.
@@ -53,6 +57,7 @@ class Demos:
     observations: np.ndarray  # float16 [N, obs]
     masks: np.ndarray  # bool [N, actions]
     actions: np.ndarray  # int64 [N]
+    best: np.ndarray  # bool [N, actions]: the teacher's equally best actions
     returns: np.ndarray  # float32 [N]
     games: int
     wins: float  # teacher seats' win shares, summed
@@ -71,11 +76,23 @@ def _agent(spec: str) -> Any:
     return _AGENTS[spec]
 
 
-Part = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, int]
+Part = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, int, np.ndarray]
+
+
+def _best_of(teacher: Any, game: Game, player: int, action: int) -> list[int]:
+    """The teacher's equally best actions: a noiseless heuristic's tie set, else its action."""
+    from perikles_env.agents.heuristic import HeuristicAgent
+
+    from .agreement import best_actions
+
+    if isinstance(teacher, HeuristicAgent) and teacher.params.noise == 0:
+        return best_actions(teacher, game, player)
+    return [action]
 
 
 def play_demo_game(job: DemoJob) -> Part:
-    """One game: the teacher seats' (observations, masks, actions, returns, wins, seats)."""
+    """One game: the teacher seats' (observations, masks, actions, returns, wins, seats,
+    best-action masks)."""
     rng = np.random.default_rng(job.seed)
     encode = default_encoder(job.features).encode
     n = job.player_counts[int(rng.integers(len(job.player_counts)))]
@@ -87,7 +104,7 @@ def play_demo_game(job: DemoJob) -> Part:
     for spec in set(specs):
         _agent(spec).reset()
     trackers = {p: RewardTracker(job.reward, game, p) for p in recorded}
-    rows: dict[int, list[tuple[np.ndarray, list[int], int]]] = {p: [] for p in recorded}
+    rows: dict[int, list[tuple[np.ndarray, list[int], int, list[int]]]] = {p: [] for p in recorded}
     rewards: dict[int, list[float]] = {p: [] for p in recorded}
     while not game.is_terminal and not game.is_truncated:
         p = game.current
@@ -95,9 +112,10 @@ def play_demo_game(job: DemoJob) -> Part:
         if p in trackers:
             if rows[p]:  # reward earned since this seat's previous decision
                 rewards[p].append(trackers[p].step(game))
-            rows[p].append((encode(game, p), game.legal_actions(), int(action)))
+            best = _best_of(_agent(job.teacher), game, p, int(action))
+            rows[p].append((encode(game, p), game.legal_actions(), int(action), best))
         game.apply_action(int(action))
-    obs, masks, actions, returns = [], [], [], []
+    obs, masks, actions, returns, bests = [], [], [], [], []
     wins = 0.0
     for p in recorded:
         if not rows[p]:
@@ -109,9 +127,12 @@ def play_demo_game(job: DemoJob) -> Part:
             g = r + job.gamma * g
             rets.append(g)
         rets.reverse()
-        for (o, legal, a), ret in zip(rows[p], rets, strict=True):
+        for (o, legal, a, best), ret in zip(rows[p], rets, strict=True):
             m = np.zeros(NUM_ACTIONS, dtype=bool)
             m[legal] = True
+            b = np.zeros(NUM_ACTIONS, dtype=bool)
+            b[best] = True
+            bests.append(b)
             obs.append(o.astype(np.float16))
             masks.append(m)
             actions.append(a)
@@ -125,6 +146,7 @@ def play_demo_game(job: DemoJob) -> Part:
         np.asarray(returns, dtype=np.float32),
         wins,
         len(recorded),
+        np.asarray(bests, dtype=bool).reshape(-1, NUM_ACTIONS),
     )
 
 
@@ -175,6 +197,7 @@ def collect_demos(
         observations=np.concatenate([p[0] for p in parts]),
         masks=np.concatenate([p[1] for p in parts]),
         actions=np.concatenate([p[2] for p in parts]),
+        best=np.concatenate([p[6] for p in parts]),
         returns=np.concatenate([p[3] for p in parts]),
         games=len(parts),
         wins=sum(p[4] for p in parts),
@@ -183,8 +206,8 @@ def collect_demos(
 
 
 def imitation_accuracy(policy: Any, demos: Demos, batch_size: int = 1024) -> float:
-    """Share of ``demos`` decisions where the policy's most likely legal action is the
-    teacher's (exact, over the whole set)."""
+    """Share of ``demos`` decisions where the policy's most likely legal action is one of
+    the teacher's equally best actions (exact, over the whole set)."""
     import torch
 
     hits = 0
@@ -194,7 +217,7 @@ def imitation_accuracy(policy: Any, demos: Demos, batch_size: int = 1024) -> flo
             obs = torch.as_tensor(demos.observations[part], dtype=torch.float32)
             dist = policy.get_distribution(obs, action_masks=demos.masks[part])
             chosen = dist.distribution.probs.argmax(dim=1).numpy()
-            hits += int((chosen == demos.actions[part]).sum())
+            hits += int(demos.best[part][np.arange(chosen.size), chosen].sum())
     return hits / max(1, len(demos))
 
 
@@ -221,11 +244,13 @@ def clone_policy(
         for start in range(0, len(order), batch_size):
             idx = np.sort(order[start : start + batch_size])
             obs = torch.as_tensor(demos.observations[idx], dtype=torch.float32)
-            actions = torch.as_tensor(demos.actions[idx])
+            best = torch.as_tensor(demos.best[idx])
             masks = torch.as_tensor(demos.masks[idx])
             returns = torch.as_tensor(demos.returns[idx])
-            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
-            policy_loss = -log_prob.mean()
+            dist = policy.get_distribution(obs, action_masks=masks).distribution
+            values = policy.predict_values(obs)
+            # -log P(one of the teacher's equally best actions)
+            policy_loss = -torch.logsumexp(dist.logits.masked_fill(~best, -1e8), dim=1).mean()
             value_loss = torch.nn.functional.mse_loss(values.flatten(), returns)
             loss = policy_loss + value_weight * value_loss
             optimizer.zero_grad()
@@ -237,8 +262,8 @@ def clone_policy(
             batches += 1
             if batches % 8 == 1:  # imitation accuracy on a sample of the batches
                 with torch.no_grad():
-                    dist = policy.get_distribution(obs, action_masks=masks.numpy())
-                    hit = dist.distribution.probs.argmax(dim=1) == actions
+                    chosen = dist.probs.argmax(dim=1)
+                    hit = best[torch.arange(chosen.numel()), chosen]
                 sums["accuracy"] += float(hit.float().mean())
                 checked += 1
         row = {
@@ -250,6 +275,14 @@ def clone_policy(
         history.append({k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()})
     policy.set_training_mode(False)
     return history
+
+
+def agreement_of(model_path: Any, games: int) -> dict[str, Any]:
+    """Imitation agreement of a saved model with the default heuristic, per decision kind,
+    on ``games`` held-out 4-player heuristic games (``agreement.py``)."""
+    from .agreement import measure_agreement
+
+    return measure_agreement(f"ppo:{model_path}", games, players=4).to_dict()
 
 
 def pretrain(model: Any, config: Any, progress: bool = True) -> dict[str, Any]:

@@ -69,7 +69,18 @@ def _pretrain_lines(pre: dict[str, Any]) -> list[str]:
             for k, v in pre["eval"].items() if k.startswith("win_rate_vs_")
         )
         lines.append(f"* win rate right after pretraining: {rates}")
+    if "agreement" in pre:
+        lines += ["", "Imitation agreement right after pretraining:", ""]
+        lines += _agreement_table(pre["agreement"])
     return [*lines, ""]
+
+
+def _agreement_table(report: dict[str, Any]) -> list[str]:
+    """``agreement.py``'s report: per decision kind, how often the policy's choice is one
+    of the heuristic's equally best actions (and how often a random legal choice is)."""
+    from .agreement import markdown as agreement_markdown
+
+    return agreement_markdown(report).rstrip("\n").split("\n")
 
 
 def markdown(summary: dict[str, Any]) -> str:
@@ -125,6 +136,9 @@ def markdown(summary: dict[str, Any]) -> str:
         lines.append("(none yet: the run was interrupted before its final evaluation)")
     else:
         lines.append("(no final evaluation: `eval.final_games` is 0)")
+    if summary.get("agreement"):
+        lines += ["", "## Imitation agreement of the final model", ""]
+        lines += _agreement_table(summary["agreement"])
     lines += ["", "## Evaluations during training", ""]
     if summary["evals"]:
         keys = sorted({k for e in summary["evals"] for k in e if k.startswith("win_rate_vs_")})

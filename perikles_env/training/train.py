@@ -248,6 +248,11 @@ def pretrain_model(run: Run) -> None:
     if config.eval.every > 0:
         path = str(run.run_dir / "eval" / "pretrained.zip")
         run.state.pretrain["eval"] = eval_row(config, path, 0, save=run.model)
+    if config.pretrain.agreement_games > 0:
+        from .pretrain import agreement_of
+
+        path = run.save_model(run.model, run.run_dir / "eval" / "pretrained.zip")
+        run.state.pretrain["agreement"] = agreement_of(path, config.pretrain.agreement_games)
     run.state.pretrain["seconds_total"] = round(time.perf_counter() - start, 1)
 
 
@@ -322,6 +327,10 @@ def finish(run: Run) -> dict[str, Any]:
     run.env.close()
     start = time.perf_counter()
     final = final_evaluation(run.config, model_path, run.run_dir)
+    if run.config.eval.agreement_games > 0:
+        from .pretrain import agreement_of
+
+        run.state.agreement = agreement_of(model_path, run.config.eval.agreement_games)
     return report(run, COMPLETE, final, time.perf_counter() - start)
 
 
@@ -350,6 +359,7 @@ def report(run: Run, status: str, final: list[dict[str, Any]], final_seconds: fl
         "throughput": throughput(state),
         "pretrain": state.pretrain,
         "final_eval": final,
+        "agreement": state.agreement,
         "evals": state.evals,
         "rollouts": state.rollouts,
         "snapshots": state.snapshots,

@@ -10,24 +10,7 @@ from perikles_env.agents import AgentError, make_agent, parse_spec
 from perikles_env.engine import Game, GameConfig
 from perikles_env.errors import InvalidConfigError
 from perikles_env.training.rllib.agent import RLlibAgent
-from perikles_env.training.rllib.policy_export import (
-    META_FILE,
-    WEIGHTS_FILE,
-    build_module,
-    export_policy,
-)
-
-
-@pytest.fixture(scope="module")
-def policy_dir(tmp_path_factory):
-    """An untrained masking module exported as a checkpoint's policy files."""
-    from perikles_env.analysis.observation import observation_size
-
-    torch.manual_seed(0)
-    folder = tmp_path_factory.mktemp("ckpt")
-    module = build_module(observation_size(), [16], "relu")
-    export_policy({k: v.numpy() for k, v in module.state_dict().items()}, folder, [16], "relu")
-    return folder
+from perikles_env.training.rllib.policy_export import META_FILE, WEIGHTS_FILE
 
 
 def test_spec_takes_a_path_then_options():
@@ -97,3 +80,23 @@ def test_weights_are_read_without_unpickling_code(policy_dir):
     # weights_only=True refuses anything but tensors and plain containers
     state = torch.load(policy_dir / WEIGHTS_FILE, weights_only=True)
     assert all(isinstance(v, torch.Tensor) for v in state.values())
+
+
+def test_agent_sees_what_the_training_env_showed(policy_dir):
+    """act_state (the evaluator's path) encodes exactly the RLlib env's observation and mask,
+    so a policy plays as it was trained; act on the env's observation agrees."""
+    from perikles_env.training.rllib.env import MASK_KEY, OBS_KEY, PeriklesMultiAgentEnv
+
+    env = PeriklesMultiAgentEnv({"num_players": 4})
+    obs, _ = env.reset(seed=5)
+    agent = make_agent(f"rllib:{policy_dir}")
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        ((name, o),) = obs.items()
+        game = env._aec.game
+        seat = env.possible_agents.index(name)
+        choice = agent.act_state(game, seat, rng)
+        assert np.array_equal(agent._encode(game, seat), o[OBS_KEY])
+        assert agent.act(o, o[MASK_KEY], rng) == choice
+        obs, _, terms, _, _ = env.step({name: choice})
+        assert not terms["__all__"]  # never penalized: the choice is legal

@@ -115,6 +115,9 @@ def test_existing_run_is_not_overwritten_and_resume_continues(tiny_run):
     assert resumed.iterations == 3 and resumed.checkpoint.name == "iter_000003"
     assert resumed.env_steps > result.env_steps  # RLlib's counters were restored too
     assert (result.checkpoint / WEIGHTS_FILE).read_bytes() == before
+    assert "iterations: 2" in (result.run_dir / "config.yaml").read_text()  # the first config
+    (resumed_config,) = result.run_dir.glob("config.resumed-*.yaml")
+    assert "iterations: 3" in resumed_config.read_text()
     rows = (result.run_dir / "metrics.jsonl").read_text().splitlines()
     assert [json.loads(r)["iteration"] for r in rows] == [1, 2, 3]
     assert np.isfinite(json.loads(rows[-1])["policy_loss"])

@@ -19,13 +19,15 @@ def test_demo_game_records_teacher_decisions_with_win_returns():
     """With the win reward only and gamma = 1, every recorded decision's return is the
     teacher seat's final win reward: +1 for a win, -1/3 for a loss at 4 players (B.10)."""
     job = DemoJob(5, (4,), "heuristic", OpponentPool.of("random"), RewardConfig(win=1.0), 1.0)
-    obs, masks, actions, returns, wins, seats = play_demo_game(job)
+    obs, masks, actions, returns, wins, seats, best = play_demo_game(job)
     assert seats == 1 and len(actions) > 30
     assert obs.shape == (len(actions), obs.shape[1]) and obs.dtype == np.float16
     assert masks.shape == (len(actions), NUM_ACTIONS)
     assert masks[np.arange(len(actions)), actions].all()  # every action was legal
     expected = 1.0 if wins == 1.0 else -1.0 / 3
     np.testing.assert_allclose(returns, expected, atol=1e-6)
+    assert best[np.arange(len(actions)), actions].all()  # the teacher's pick is a best one
+    assert not (best & ~masks).any() and (best.sum(1) > 1).any()  # legal, with some ties
 
 
 def test_collect_demos_is_deterministic_and_reaches_the_count():

@@ -1,7 +1,7 @@
 """Multi-agent PPO on RLlib's new API stack, one shared policy for every learner seat.
 
     perikles-train-rllib --config configs/rllib_default.yaml
-    perikles-train-rllib --config configs/rllib_default.yaml --address auto   # a Ray cluster
+    perikles-train-rllib --config configs/rllib_default.yaml --address HEAD_IP:6379  # cluster
 
 Local by default (a Ray instance of ``num_cpus`` CPUs in this process); with ``--address``
 the same run goes to an existing Ray cluster (docs/ecosystem.md says how to start one).
@@ -10,7 +10,8 @@ seats are played inside the env (``env.py``). The run folder ``<out>/<name>`` ge
 ``config.yaml``, ``metrics.jsonl`` (one line per iteration), ``checkpoints/iter_NNNNNN``
 (RLlib's checkpoint plus the exported policy, each written to a temporary folder and
 renamed), ``summary.json`` and, with ``eval_games``, the evaluator's report. An existing
-run folder is never overwritten: ``--resume`` continues it from its last checkpoint.
+run folder is never overwritten: ``--resume`` continues it from its last checkpoint (and
+saves its config as ``config.resumed-<time>.yaml``).
 """
 
 from __future__ import annotations
@@ -141,7 +142,9 @@ def _prepare_run_dir(cfg: RLlibConfig, resume: bool) -> Path:
     if resume and not _checkpoints(run_dir):
         raise InvalidConfigError(f"--resume: no checkpoint in {run_dir / 'checkpoints'}")
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    # a resumed run keeps its first config and records each later one beside it
+    name = f"config.resumed-{time.strftime('%Y%m%d-%H%M%S')}.yaml" if resume else "config.yaml"
+    (run_dir / name).write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     return run_dir
 
 

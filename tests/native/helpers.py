@@ -1,0 +1,125 @@
+"""Shared tools of tests/native: twin games (Python reference + C++ core) and comparisons.
+
+The suite is skipped where the C++ core is not built, unless ``PERIKLES_REQUIRE_NATIVE=1``
+(``make test`` and ``.ci/run`` set it): then a missing or stale build fails collection.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from perikles_env.engine import Game, GameConfig
+from perikles_env.engine.backend import native_error
+from perikles_env.engine.rng import Rng
+from perikles_env.engine.state import STATE_FIELDS
+
+
+def require_native() -> Any:
+    """The ``perikles_env.engine.native`` module, or skip (fail when it is required)."""
+    error = native_error()
+    if error:
+        if os.environ.get("PERIKLES_REQUIRE_NATIVE") == "1":
+            raise ImportError(f"PERIKLES_REQUIRE_NATIVE=1 but the C++ core is unusable: {error}")
+        pytest.skip(f"C++ core not built: {error}", allow_module_level=True)
+    from perikles_env.engine import native
+
+    return native
+
+
+STATE_KEYS = tuple(f for f in STATE_FIELDS if f != "events")
+
+# (python game, legal actions, policy rng) -> action
+Policy = Callable[[Game, list[int], Rng], int]
+
+
+def uniform(g: Game, legal: list[int], rng: Rng) -> int:
+    return legal[rng.randrange(len(legal))]
+
+
+def state_of(g: Game) -> dict[str, Any]:
+    """Every state field but the event log (compared incrementally), plus the RNG."""
+    out = {name: getattr(g, name) for name in STATE_KEYS}
+    out["rng"] = g.rng.state
+    return out
+
+
+def assert_same_state(py: Game, cpp: Game, where: str) -> None:
+    a, b = state_of(py), state_of(cpp)
+    if a != b:
+        diff = {k: (a[k], b[k]) for k in a if a[k] != b[k]}
+        raise AssertionError(f"{where}: states differ (python, native): {diff}")
+
+
+@dataclass
+class Coverage:
+    """What a batch of games went through: to prove rare paths were really compared."""
+
+    games: int = 0
+    decisions: int = 0
+    phases: set[str] = field(default_factory=set)
+    events: set[str] = field(default_factory=set)
+    details: set[tuple[Any, ...]] = field(default_factory=set)
+
+    def note_event(self, e: tuple[Any, ...]) -> None:
+        self.events.add(e[0])
+        if e[0] == "special":
+            self.details.add(("special", e[2]))
+        elif e[0] == "round":
+            self.details.add(("round", e[-1]))
+        elif e[0] in ("unclaimed", "slave_revolt"):
+            self.details.add((e[0], e[-2] if e[0] == "slave_revolt" else e[-1]))
+        elif e[0] == "permission":
+            self.details.add(("permission", e[-1]))
+
+
+def play_twins(
+    native: Any,
+    n: int,
+    seed: int,
+    policy: Policy = uniform,
+    coverage: Coverage | None = None,
+    state_every: int = 1,
+    record_events: bool = True,
+) -> tuple[Game, Game]:
+    """Play one game on both engines with the same actions, comparing the legal list every
+    decision, the full state every ``state_every`` decisions and the new events after every
+    action; at the end the whole ``to_dict()`` (events included), scores and winners."""
+    config = GameConfig(num_players=n, record_events=record_events)
+    py = Game.new(config, seed=seed, backend="python")
+    cpp = Game.new(config, seed=seed, backend="native")
+    assert type(cpp) is native.NativeGame
+    rng = Rng(1_000_003 * seed + n)
+    where = f"{n}p seed {seed}"
+    assert_same_state(py, cpp, f"{where} new")
+    assert cpp.event_log == py.events
+    step = 0
+    while not py.is_terminal:
+        legal = py.legal_actions()
+        assert cpp.legal_actions() == legal, f"{where} decision {step} ({py.phase.name})"
+        assert cpp.current_player == py.current_player and not cpp.is_terminal
+        if coverage is not None:
+            coverage.phases.add(py.phase.name)
+        action = policy(py, legal, rng)
+        before = len(py.events)
+        py.apply_action(action)
+        cpp.apply_action(action)
+        step += 1
+        new = py.events[before:]
+        assert cpp.event_log[before:] == new, f"{where} decision {step}: events differ"
+        if coverage is not None:
+            for e in new:
+                coverage.note_event(e)
+        if step % state_every == 0:
+            assert_same_state(py, cpp, f"{where} decision {step}")
+    assert cpp.is_terminal and cpp.current_player is None and cpp.legal_actions() == []
+    assert cpp.to_dict() == py.to_dict(), f"{where}: final to_dict differs"
+    assert cpp.scores() == py.scores() and cpp.winners() == py.winners()
+    if coverage is not None:
+        coverage.games += 1
+        coverage.decisions += step
+    return py, cpp
