@@ -15,7 +15,7 @@ using pk::Game;
 namespace {
 
 // ---- state fields by name (perikles_env/engine/state.py STATE_FIELDS) ----
-enum FieldKind { F_INT, F_BOOL, F_ARRAY, F_SVEC, F_VECTOR, F_RNG, F_INT64 };
+enum FieldKind { F_INT, F_BOOL, F_ARRAY, F_SVEC, F_VECTOR, F_RNG, F_U64 };
 struct Field {
   const char* name;
   FieldKind kind;
@@ -87,7 +87,7 @@ const Field FIELDS[] = {
     {"b_offers", F_SVEC, pk::MAXP, 0, pk::MAXP - 1},
     {"b_loser", F_INT, 0, -1, 1},
     {"b_cas", F_SVEC, pk::NMC, 0, pk::NC - 1},
-    {"decisions", F_INT64, 0, 0, 0},
+    {"decisions", F_U64, 0, 0, 0},
     {"rng", F_RNG, 0, 0, 0},
 };
 constexpr int NUM_FIELDS = sizeof(FIELDS) / sizeof(FIELDS[0]);
@@ -178,10 +178,19 @@ Ref field_ref(Game& g, int id) {
   return r;
 }
 
+// A Python list of ints, built with the C API (a state field can hold 1,568 of them).
 nb::list int_list(const int32_t* v, int count) {
-  nb::list out;
-  for (int i = 0; i < count; ++i) out.append(nb::int_(v[i]));
-  return out;
+  PyObject* list = PyList_New(count);
+  if (!list) throw nb::python_error();
+  for (int i = 0; i < count; ++i) {
+    PyObject* item = PyLong_FromLong(v[i]);
+    if (!item) {
+      Py_DECREF(list);
+      throw nb::python_error();
+    }
+    PyList_SET_ITEM(list, i, item);
+  }
+  return nb::steal<nb::list>(list);
 }
 
 int checked_int(nb::handle value, const Field& f) {
@@ -228,9 +237,7 @@ struct Engine {
   }
   nb::list legal_list() {
     refresh_legal();
-    nb::list out;
-    for (int a : legal) out.append(nb::int_(a));
-    return out;
+    return int_list(legal.data(), static_cast<int>(legal.size()));
   }
 
   nb::object get(int id) {
@@ -238,7 +245,7 @@ struct Engine {
     const Field& f = FIELDS[id];
     switch (f.kind) {
       case F_RNG: return nb::int_(g.rng.state);
-      case F_INT64: return nb::int_(g.decisions);
+      case F_U64: return nb::int_(g.decisions);
       case F_VECTOR: return int_list(g.forced_dice.data(), static_cast<int>(g.forced_dice.size()));
       default: break;
     }
@@ -259,7 +266,7 @@ struct Engine {
     dirty = true;
     const Field& f = FIELDS[id];
     std::string name(f.name);
-    if (f.kind == F_RNG || f.kind == F_INT64) {
+    if (f.kind == F_RNG || f.kind == F_U64) {
       if (!nb::isinstance<nb::int_>(value) || nb::isinstance<nb::bool_>(value))
         throw nb::type_error((name + ": expected an int").c_str());
       if (f.kind == F_RNG) {
@@ -267,8 +274,8 @@ struct Engine {
         if (!nb::try_cast<uint64_t>(value, v)) throw nb::value_error("rng: out of range");
         g.rng.state = v;
       } else {
-        long long v;
-        if (!nb::try_cast<long long>(value, v) || v < 0) throw nb::value_error("decisions: out of range");
+        uint64_t v;
+        if (!nb::try_cast<uint64_t>(value, v)) throw nb::value_error("decisions: out of range");
         g.decisions = v;
       }
       return;
@@ -285,18 +292,22 @@ struct Engine {
     if (!nb::isinstance<nb::list>(value)) throw nb::type_error((name + ": expected a list").c_str());
     nb::list items = nb::borrow<nb::list>(value);
     size_t len = items.size();
+    if (f.kind == F_ARRAY && len != static_cast<size_t>(f.size))
+      throw nb::value_error((name + ": wrong length").c_str());
+    if (f.kind == F_SVEC && len > static_cast<size_t>(f.size))
+      throw nb::value_error((name + ": too long").c_str());
+    std::vector<int> values;  // all checked before any is stored: a refused set changes nothing
+    values.reserve(len);
+    for (size_t i = 0; i < len; ++i) values.push_back(checked_int(items[i], f));
     if (f.kind == F_VECTOR) {
-      g.forced_dice.clear();
-      for (size_t i = 0; i < len; ++i) g.forced_dice.push_back(checked_int(items[i], f));
+      g.forced_dice = values;
       return;
     }
     Ref r = field_ref(g, id);
     if (f.kind == F_ARRAY) {
-      if (len != static_cast<size_t>(f.size)) throw nb::value_error((name + ": wrong length").c_str());
-      for (size_t i = 0; i < len; ++i) r.array[i] = checked_int(items[i], f);
+      std::copy(values.begin(), values.end(), r.array);
     } else {
-      if (len > static_cast<size_t>(f.size)) throw nb::value_error((name + ": too long").c_str());
-      for (size_t i = 0; i < len; ++i) r.svec[i] = checked_int(items[i], f);
+      std::copy(values.begin(), values.end(), r.svec);
       *r.svec_n = static_cast<int32_t>(len);
     }
   }

@@ -180,7 +180,7 @@ struct Game {
   SVec<MAXP> b_offers;
   int b_loser = -1;
   SVec<NMC> b_cas;
-  int64_t decisions = 0;
+  uint64_t decisions = 0;  // Python's is unbounded; validation keeps it < 2**64
   // Events as [kind, nargs, args...]; only those logged since construction or load.
   std::vector<int32_t> ev;
   int64_t ev_count = 0;

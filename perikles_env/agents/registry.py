@@ -53,8 +53,8 @@ def _ppo(path: str = "", **kw: Any) -> Agent:
 def _rllib(path: str = "", **kw: Any) -> Agent:
     if not path:
         raise AgentError("rllib needs a checkpoint folder: rllib:<path>")
-    try:  # imported here: the training layer and ray load only when an rllib agent is made
-        from ..training.rllib.agent import RLlibAgent
+    try:  # imported here: torch and ray load only when an rllib agent is made
+        from .rllib import RLlibAgent
     except ImportError as exc:
         raise AgentError(f"rllib agents need the 'rllib' extra: {exc}") from exc
     return RLlibAgent(path, **kw)

@@ -20,14 +20,7 @@ from __future__ import annotations
 
 from ..engine import actions as A
 from ..engine import data as D
-from ..engine.queries import (
-    assassination_targets,
-    election_outcome,
-    plague_losses,
-    proposals,
-    seat_candidate,
-    unseat_candidate,
-)
+from ..engine import queries as Q
 from .params import HeuristicParams
 from .view import PlayerView
 
@@ -112,7 +105,7 @@ class PoliticalModel:
         base = D.city_player_index(c, 0)
         alpha, beta = cand[c * 2], cand[c * 2 + 1]
         if alpha >= 0 and beta >= 0:  # exact: the engine's election (B.6)
-            leader, loss = election_outcome(cubes, cand, c)
+            leader, loss = Q.election_outcome(cubes, cand, c)
             return [(leader, 1.0, loss)]
         if alpha >= 0:
             ma = cubes[base + alpha]
@@ -194,29 +187,29 @@ class Layout:
     # The effects and legal targets below are the engine's rule queries (engine.queries).
 
     def propose(self, city: int, nominee: int) -> None:
-        seat_candidate(self.cubes, self.cand, city, nominee)  # B.5
+        Q.seat_candidate(self.cubes, self.cand, city, nominee)  # B.5
 
     def assassinate(self, city: int, target: int, victim: int) -> None:
         if target < D.MAX_PLAYERS:
             self.remove(victim, city)
         else:
-            unseat_candidate(self.cand, self.supply, city * 2 + target - A.ASSASSIN_ALPHA)
+            Q.unseat_candidate(self.cand, self.supply, city * 2 + target - A.ASSASSIN_ALPHA)
 
     def plague(self, city: int, n: int) -> None:
-        for q, loss in enumerate(plague_losses(self.cubes, self.cand, city, n)):  # D.2, E19
+        for q, loss in enumerate(Q.plague_losses(self.cubes, self.cand, city, n)):  # D.2, E19
             if loss:
                 self.remove(q, city, loss)
 
     def proposals(self, p: int, n: int) -> list[tuple[int, int]]:
         """Legal (city, nominee) proposals of player p here (B.5, E12), nominees by seat."""
-        return sorted(proposals(self.cubes, self.cand, p, n))
+        return sorted(Q.proposals(self.cubes, self.cand, p, n))
 
     def removals(self, n: int) -> list[tuple[int, int, int]]:
         """Legal Assassin targets: (city, target code, victim) (B.4, E16)."""
         cand = self.cand
         return [
             (c, t, t if t < D.MAX_PLAYERS else cand[c * 2 + t - A.ASSASSIN_ALPHA])
-            for c, t in assassination_targets(self.cubes, cand, n)
+            for c, t in Q.assassination_targets(self.cubes, cand, n)
         ]
 
 

@@ -6,14 +6,15 @@ use ``Game.new(..., backend=...)`` (see ``backend.py``) rather than importing it
 state works unchanged. Division of labour: C++ owns the hot loops (legal actions, apply,
 clone, scores, a random playout); Python owns the API, validation and errors.
 
-* State fields (``cubes``, ``loc_done``, ``at``, ...) are properties. The first read of a
-  field after a decision copies it out of C++ (a list of up to 1,568 ints: from ~0.3 us
-  for a scalar to ~15 us for ``at``); later reads until the next decision return the
-  cached value (~0.1 us). Writes go through to C++, as on the Python engine: assigning a
-  field, or changing a list read from one (``FieldList``: each change re-sends the whole
-  field), updates the C++ state; values are range-checked at once and the state as a whole
-  before the next ``legal_actions``/``apply_action`` (ValueError, never a crash). A list
-  read before the last decision is stale: changing it raises TypeError.
+* State fields (``cubes``, ``loc_done``, ``at``, ...) read like attributes. The first read
+  of a field after a decision copies it out of C++ (from ~0.3 us for a scalar to ~3 us for
+  ``at``, 1,568 ints; ~30 us for all fields); later reads until the next decision are plain
+  attribute reads (the copy is cached in the instance ``__dict__``). Writes go through to
+  C++, as on the Python engine: assigning a field, or changing a list read from one
+  (``FieldList``: each change re-sends the whole field), updates the C++ state; values are
+  range-checked at once and the state as a whole before the next ``legal_actions`` /
+  ``apply_action`` (ValueError, never a crash). A list read before the last decision or
+  assignment is stale: changing it raises TypeError.
 * ``from_dict`` validates exactly like the Python engine (it runs ``Game.from_dict`` first),
   then loads the C++ state.
 * The event log is kept as compact ints in C++ and turned into the Python engine's tuples
@@ -193,7 +194,7 @@ class FieldList(list[Any]):
 
     def _write(self) -> None:
         game = self._game
-        if game._cache.get(self._name) is not self:
+        if game.__dict__.get(self._name) is not self:
             raise TypeError(
                 f"this {self._name!r} list was read from a NativeGame before the field "
                 "changed (a decision or an assignment): read the field again to edit it"
@@ -201,7 +202,7 @@ class FieldList(list[Any]):
         try:
             game._c.set(_FIELD_IDS[self._name], list(self))
         except BaseException:
-            del game._cache[self._name]  # C++ kept the old value: forget this list
+            del game.__dict__[self._name]  # C++ kept the old value: forget this list
             raise
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -226,8 +227,8 @@ class FieldRng(Rng):
 def _writing(method_name: str) -> Any:
     method = getattr(list, method_name)
 
-    def change(self: FieldList, *args: Any) -> Any:
-        result = method(self, *args)
+    def change(self: FieldList, *args: Any, **kwargs: Any) -> Any:
+        result = method(self, *args, **kwargs)
         self._write()
         return result
 
@@ -240,8 +241,6 @@ for _method in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", 
     setattr(FieldList, _method, _writing(_method))
 
 
-_MISSING = object()
-
 _GAME_OVER = int(Phase.GAME_OVER)
 _NUM_ACTIONS = A.NUM_ACTIONS
 _RNG_ID = _FIELD_IDS["rng"]
@@ -250,10 +249,10 @@ _RNG_ID = _FIELD_IDS["rng"]
 class NativeGame(Game):
     """A ``Game`` whose state lives in C++ (see the module docstring for what differs)."""
 
-    __slots__ = ("_c", "_prefix", "_decoded", "_cache")
+    # __dict__ caches the state fields read since the last change (see ``_Field``)
+    __slots__ = ("_c", "_prefix", "_decoded", "__dict__")
 
     _c: Any
-    _cache: dict[str, Any]
     _prefix: list[tuple[Any, ...]]
     _decoded: list[tuple[Any, ...]] | None
 
@@ -290,8 +289,15 @@ class NativeGame(Game):
         self._set("n", value)
 
     def _set(self, name: str, value: Any) -> None:
-        self._cache.pop(name, None)
+        self.__dict__.pop(name, None)
         self._c.set(_FIELD_IDS[name], value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Assigning a state field writes it to C++ (checked there)."""
+        if name in _CACHED_FIELDS:
+            self._set(name, list(value) if isinstance(value, (list, tuple)) else value)
+        else:
+            object.__setattr__(self, name, value)
 
     @property
     def current_player(self) -> int | None:
@@ -319,8 +325,8 @@ class NativeGame(Game):
             ok = False
         if not ok:
             raise self.illegal_action_error(action, "not legal now")
-        if self._cache:
-            self._cache = {}
+        if self.__dict__:
+            self.__dict__.clear()
 
     def scores(self) -> list[int]:
         return self._c.scores()  # type: ignore[no-any-return]
@@ -333,14 +339,13 @@ class NativeGame(Game):
         g._c = self._c.clone()
         g._prefix = self._prefix
         g._decoded = None
-        g._cache = {}
         return g
 
     def random_playout(self, seed: int, max_decisions: int = 1 << 62) -> int:
         """Play uniformly random legal actions (policy ``Rng(seed)``: ``legal[randrange]``)
         until the game ends or ``max_decisions`` are made, entirely in C++; returns the
         number of decisions made. For search rollouts."""
-        self._cache = {}
+        self.__dict__.clear()
         return int(self._c.random_playout(int(seed) & (1 << 64) - 1, max_decisions))
 
     # ---- events ----
@@ -406,29 +411,30 @@ class NativeGame(Game):
     __hash__ = None  # type: ignore[assignment]
 
 
-def _field_property(name: str, fid: int) -> property:
-    def get(self: NativeGame) -> Any:
-        cache = self._cache
-        value = cache.get(name, _MISSING)
-        if value is _MISSING:
-            value = self._c.get(fid)
-            if type(value) is list:
-                value = FieldList(value)
-                value._game, value._name = self, name
-            cache[name] = value
+class _Field:
+    """A state field of NativeGame. A non-data descriptor: the first read after a change
+    copies the value out of C++ into the instance ``__dict__``, where later reads find it
+    at plain-attribute speed; ``apply_action`` clears that cache, ``__setattr__`` writes."""
+
+    __slots__ = ("name", "fid")
+
+    def __init__(self, name: str, fid: int) -> None:
+        self.name, self.fid = name, fid
+
+    def __get__(self, game: NativeGame | None, owner: type | None = None) -> Any:
+        if game is None:
+            return self
+        value = game._c.get(self.fid)
+        if type(value) is list:
+            value = FieldList(value)
+            value._game, value._name = game, self.name
+        game.__dict__[self.name] = value
         return value
 
-    def set(self: NativeGame, value: Any) -> None:
-        self._cache.pop(name, None)
-        self._c.set(fid, list(value) if isinstance(value, (list, tuple)) else value)
 
-    get.__name__ = set.__name__ = name
-    return property(get, set, doc=f"``{name}``, kept in C++ (see the module docstring)")
-
-
-for _name, _fid in _FIELD_IDS.items():
-    if _name not in NativeGame.__dict__:  # phase, current, n and rng have their own
-        setattr(NativeGame, _name, _field_property(_name, _fid))
+_CACHED_FIELDS = frozenset(name for name in _FIELD_IDS if name not in NativeGame.__dict__)
+for _name in _CACHED_FIELDS:  # phase, current, n and rng are properties of their own
+    setattr(NativeGame, _name, _Field(_name, _FIELD_IDS[_name]))
 
 
 def new_native(config: GameConfig, seed: int | None) -> NativeGame:
@@ -439,7 +445,6 @@ def new_native(config: GameConfig, seed: int | None) -> NativeGame:
     g._c = _native.Engine.new(config.num_players, config.record_events, seed)
     g._prefix = []
     g._decoded = None
-    g._cache = {}
     return g
 
 
@@ -461,7 +466,6 @@ def from_python(game: Game) -> NativeGame:
     g._c = c
     g._prefix = list(game.event_log)
     g._decoded = None
-    g._cache = {}
     return g
 
 

@@ -83,6 +83,8 @@ def decision_kind(phase: Phase, best: Sequence[int]) -> str:
 def best_actions(teacher: HeuristicAgent, game: Game, player: int) -> list[int]:
     """The teacher's equally best legal actions for ``player`` (who must be to act)."""
     legal = game.legal_actions()
+    if len(legal) == 1:
+        return legal
     scores = score_actions(teacher.params, PlayerView(game, player), legal)
     top = max(scores)
     return [a for a, s in zip(legal, scores, strict=True) if s >= top - TIE]

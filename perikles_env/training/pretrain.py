@@ -79,15 +79,23 @@ def _agent(spec: str) -> Any:
 Part = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, int, np.ndarray]
 
 
-def _best_of(teacher: Any, game: Game, player: int, action: int) -> list[int]:
-    """The teacher's equally best actions: a noiseless heuristic's tie set, else its action."""
+def teacher_move(
+    teacher: Any, game: Game, player: int, rng: np.random.Generator
+) -> tuple[int, list[int]]:
+    """The teacher's action and its equally best actions. A noiseless heuristic is scored
+    once: its action is drawn from that set exactly as ``HeuristicAgent.decide`` draws it
+    (``pick_best`` over the tied scores, the same generator calls), so the games are those
+    it would play. Any other teacher: its own action, alone in the set."""
+    from perikles_env.agents.base import pick_best
     from perikles_env.agents.heuristic import HeuristicAgent
 
     from .agreement import best_actions
 
     if isinstance(teacher, HeuristicAgent) and teacher.params.noise == 0:
-        return best_actions(teacher, game, player)
-    return [action]
+        best = best_actions(teacher, game.clone(), player)
+        return best[pick_best([0.0] * len(best), rng)], best
+    action = int(teacher.act_state(game.clone(), player, rng))
+    return action, [action]
 
 
 def play_demo_game(job: DemoJob) -> Part:
@@ -108,12 +116,13 @@ def play_demo_game(job: DemoJob) -> Part:
     rewards: dict[int, list[float]] = {p: [] for p in recorded}
     while not game.is_terminal and not game.is_truncated:
         p = game.current
-        action = _agent(specs[p]).act_state(game.clone(), p, rng)
         if p in trackers:
+            action, best = teacher_move(_agent(job.teacher), game, p, rng)
             if rows[p]:  # reward earned since this seat's previous decision
                 rewards[p].append(trackers[p].step(game))
-            best = _best_of(_agent(job.teacher), game, p, int(action))
-            rows[p].append((encode(game, p), game.legal_actions(), int(action), best))
+            rows[p].append((encode(game, p), game.legal_actions(), action, best))
+        else:
+            action = _agent(specs[p]).act_state(game.clone(), p, rng)
         game.apply_action(int(action))
     obs, masks, actions, returns, bests = [], [], [], [], []
     wins = 0.0

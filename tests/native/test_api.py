@@ -148,6 +148,13 @@ def test_writes_are_checked() -> None:
     g = Game.new(GameConfig(num_players=3), seed=3, backend="native")
     with pytest.raises(ValueError, match="cubes: wrong length"):
         g.cubes = [0] * 3
+    before = g.to_dict()
+    with pytest.raises(ValueError, match="supply: value out of range"):
+        g.supply = [1, 2, -5, 0, 0]  # refused as a whole: supply[0..1] unchanged too
+    assert g.to_dict() == before
+    g.supply.sort(key=lambda v: -v)
+    assert g.supply == sorted(before["supply"], reverse=True)
+    g.supply = before["supply"]
     with pytest.raises(ValueError, match="display: value out of range"):
         g.display[0] = 99
     assert g.display[0] != 99  # the refused list was forgotten, C++ kept the old value

@@ -13,8 +13,8 @@ def policy_dir(tmp_path_factory):
     """An untrained masking module exported as a checkpoint's policy files."""
     import torch
 
+    from perikles_env.agents.rllib_policy import build_module, export_policy
     from perikles_env.analysis.observation import observation_size
-    from perikles_env.training.rllib.policy_export import build_module, export_policy
 
     torch.manual_seed(0)
     folder = tmp_path_factory.mktemp("ckpt")

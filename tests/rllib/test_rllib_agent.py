@@ -7,10 +7,10 @@ import pytest
 import torch
 
 from perikles_env.agents import AgentError, make_agent, parse_spec
+from perikles_env.agents.rllib import RLlibAgent
+from perikles_env.agents.rllib_policy import META_FILE, WEIGHTS_FILE
 from perikles_env.engine import Game, GameConfig
 from perikles_env.errors import InvalidConfigError
-from perikles_env.training.rllib.agent import RLlibAgent
-from perikles_env.training.rllib.policy_export import META_FILE, WEIGHTS_FILE
 
 
 def test_spec_takes_a_path_then_options():

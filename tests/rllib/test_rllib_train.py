@@ -13,10 +13,10 @@ import pytest
 import torch
 
 from perikles_env.agents import make_agent
+from perikles_env.agents.rllib_policy import META_FILE, WEIGHTS_FILE
 from perikles_env.errors import InvalidConfigError
 from perikles_env.training.evaluate import evaluate
 from perikles_env.training.rllib.config import load_config
-from perikles_env.training.rllib.policy_export import META_FILE, WEIGHTS_FILE
 from perikles_env.training.rllib.train import main, train
 
 pytestmark = pytest.mark.slow

@@ -80,3 +80,28 @@ def test_cli_prints_the_table_and_writes_json(tmp_path, capsys) -> None:
     assert "| commit_place |" in text and "| overall |" in text
     data = json.loads(out.read_text())
     assert data["agent"] == "random" and data["games"] == 1
+
+
+def test_demonstrations_play_the_heuristic_s_own_moves_and_record_its_ties() -> None:
+    """pretrain.teacher_move scores a heuristic teacher once and draws its move from the
+    best set with the same generator calls as HeuristicAgent: the same games, plus ties."""
+    import numpy as np
+
+    from perikles_env.training.pretrain import teacher_move
+
+    teacher = make_agent("heuristic")
+    game = Game.new(GameConfig(num_players=4, record_events=False), seed=21)
+    a_rng, b_rng = np.random.default_rng(5), np.random.default_rng(5)
+    ties = 0
+    while not game.is_terminal:
+        p = game.current
+        expected = teacher.act_state(game.clone(), p, a_rng)
+        action, best = teacher_move(teacher, game, p, b_rng)
+        assert action == expected and action in best
+        ties += len(best) > 1
+        game.apply_action(action)
+    assert ties > 20
+    other = make_agent("random")
+    start = Game.new(GameConfig(num_players=4), seed=1)
+    action, best = teacher_move(other, start, start.current, np.random.default_rng(0))
+    assert best == [action]  # any other teacher: its own action alone

@@ -72,14 +72,23 @@ def score_actions(params: HeuristicParams, view: PlayerView, legal: list[int]) -
 # ---- influence phase (B.1, B.4, B.5, D.1-D.3) -------------------------------------------------
 
 
-def _score_setup(params: HeuristicParams, view: PlayerView, legal: list[int]) -> list[float]:
-    model = PoliticalModel(view, params)
-    out = []
-    for a in legal:
-        layout = Layout.of(view)
-        layout.add(view.me, a - A.SETUP_CUBE, 1)
-        out.append(model.score(layout.cubes, layout.cand))
-    return out
+def _cube_scorer(first: int) -> Callable[[HeuristicParams, PlayerView, list[int]], list[float]]:
+    """Scores of placing one own cube in city ``action - first`` (setup, Any City tile)."""
+
+    def score(params: HeuristicParams, view: PlayerView, legal: list[int]) -> list[float]:
+        model = PoliticalModel(view, params)
+        out = []
+        for a in legal:
+            layout = Layout.of(view)
+            layout.add(view.me, a - first, 1)
+            out.append(model.score(layout.cubes, layout.cand))
+        return out
+
+    return score
+
+
+_score_setup = _cube_scorer(A.SETUP_CUBE)
+_score_any_city = _cube_scorer(A.ANY_CITY)
 
 
 def _special_gains(
@@ -196,16 +205,6 @@ def _score_alki_dest(params: HeuristicParams, view: PlayerView, legal: list[int]
     for a in legal:
         s = _alkibiades_score(view, model, first, second, a - A.ALKIBIADES_DEST)
         out.append(-1e9 if s is None else s)
-    return out
-
-
-def _score_any_city(params: HeuristicParams, view: PlayerView, legal: list[int]) -> list[float]:
-    model = PoliticalModel(view, params)
-    out = []
-    for a in legal:
-        layout = Layout.of(view)
-        layout.add(view.me, a - A.ANY_CITY, 1)
-        out.append(model.score(layout.cubes, layout.cand))
     return out
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from ...agents import AgentError
+from ...agents.rllib_policy import ACTIVATIONS
 from ...engine import MAX_GAME_DECISIONS
 from ...engine import data as D
 from ...environment.aec import REWARD_MODES
@@ -27,7 +28,6 @@ from ...single_agent.opponents import OpponentPool
 from ..config import _check_spec as check_spec
 from ..config import _floats_in_yaml as floats_in_yaml
 from ..config_files import find_config
-from .policy_export import ACTIVATIONS
 
 
 @dataclass(frozen=True)

@@ -31,14 +31,12 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from ...agents import Agent, AgentError, RandomAgent, make_agent
+from ...agents.rllib_policy import MASK_KEY, OBS_KEY
 from ...engine import MAX_GAME_DECISIONS, NUM_ACTIONS
 from ...engine import data as D
 from ...environment.aec import raw_env
 from ...errors import InvalidConfigError
 from ...single_agent.opponents import OpponentPool
-
-OBS_KEY = "observations"
-MASK_KEY = "action_mask"
 
 
 def _int_option(options: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:

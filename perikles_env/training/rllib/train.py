@@ -29,10 +29,10 @@ from typing import Any
 
 import yaml
 
+from ...agents.rllib_policy import MODULE_ID, export_policy, model_config
 from ...errors import InvalidConfigError
 from .config import RLlibConfig, load_config
 from .env import PeriklesMultiAgentEnv
-from .policy_export import MODULE_ID, export_policy, model_config
 
 CHECKPOINT_PREFIX = "iter_"
 

@@ -1,6 +1,6 @@
 """A trained RLlib policy as an agent: ``rllib:<checkpoint folder>`` in the agent registry.
 
-It reads only the checkpoint's ``policy.json`` and ``policy.pt`` (``policy_export.py``;
+It reads only the checkpoint's ``policy.json`` and ``policy.pt`` (``rllib_policy.py``;
 nothing is unpickled), builds the masking module on CPU with torch limited to one thread
 (evaluation runs one process per core), and encodes the engine state for its player with
 the encoder and feature blocks the policy records (``analysis.encoding``; the training env
@@ -15,13 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...agents.base import Agent, AgentError, legal_from_mask, mask_from_legal
-from ...engine import NUM_ACTIONS
-from .env import MASK_KEY, OBS_KEY
-from .policy_export import META_FILE
+from ..engine import NUM_ACTIONS
+from .base import Agent, AgentError, legal_from_mask, mask_from_legal
+from .rllib_policy import MASK_KEY, META_FILE, OBS_KEY
 
 if TYPE_CHECKING:
-    from ...engine.game import Game
+    from ..engine.game import Game
 
 
 class RLlibAgent(Agent):
@@ -51,8 +50,8 @@ class RLlibAgent(Agent):
         if self._module is None:
             import torch
 
-            from ...analysis.encoding import default_encoder
-            from .policy_export import load_policy
+            from ..analysis.encoding import default_encoder
+            from .rllib_policy import load_policy
 
             torch.set_num_threads(1)
             self._module, meta = load_policy(self.path)

@@ -16,16 +16,18 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ...engine import NUM_ACTIONS
-from ...errors import InvalidConfigError
-from .env import MASK_KEY, OBS_KEY
+from ..analysis.observation import CLIP
+from ..engine import NUM_ACTIONS
+from ..errors import InvalidConfigError
+
+# the observation dict keys RLlib's action-masking module reads
+OBS_KEY = "observations"
+MASK_KEY = "action_mask"
 
 FORMAT = "perikles-rllib-policy/1"
 META_FILE = "policy.json"
 WEIGHTS_FILE = "policy.pt"
 MODULE_ID = "shared"
-
-
 ACTIVATIONS = ("relu", "tanh")
 
 
@@ -37,7 +39,7 @@ def model_config(hidden: list[int], activation: str) -> dict[str, Any]:
 def observation_space(obs_size: int) -> gym.spaces.Dict:
     return gym.spaces.Dict(
         {
-            OBS_KEY: gym.spaces.Box(-1.0, 4.0, shape=(obs_size,), dtype=np.float32),
+            OBS_KEY: gym.spaces.Box(-1.0, CLIP, shape=(obs_size,), dtype=np.float32),
             MASK_KEY: gym.spaces.Box(0.0, 1.0, shape=(NUM_ACTIONS,), dtype=np.float32),
         }
     )
@@ -64,7 +66,7 @@ def export_policy(
     import ray
     import torch
 
-    from ...analysis.encoding import layout_signature
+    from ..analysis.encoding import layout_signature
 
     layout = layout_signature(())
     tensors = {k: torch.as_tensor(np.asarray(v)) for k, v in weights.items()}
@@ -94,7 +96,7 @@ def load_policy(folder: str | Path) -> tuple[Any, dict[str, Any]]:
         raise InvalidConfigError(
             f"{folder} is not a perikles RLlib checkpoint (no {META_FILE} / {WEIGHTS_FILE})"
         )
-    from ...analysis.encoding import layout_signature
+    from ..analysis.encoding import layout_signature
 
     meta = json.loads(meta_path.read_text())
     if meta.get("format") != FORMAT or meta.get("num_actions") != NUM_ACTIONS:
