@@ -335,11 +335,7 @@ class NativeGame(Game):
         return self._c.winners()  # type: ignore[no-any-return]
 
     def clone(self) -> NativeGame:
-        g = object.__new__(NativeGame)
-        g._c = self._c.clone()
-        g._prefix = self._prefix
-        g._decoded = None
-        return g
+        return _wrap(self._c.clone(), self._prefix)
 
     def random_playout(self, seed: int, max_decisions: int = 1 << 62) -> int:
         """Play uniformly random legal actions (policy ``Rng(seed)``: ``legal[randrange]``)
@@ -437,15 +433,27 @@ for _name in _CACHED_FIELDS:  # phase, current, n and rng are properties of thei
     setattr(NativeGame, _name, _Field(_name, _FIELD_IDS[_name]))
 
 
+_new_object = object.__new__
+# the slots' own setters: no trip through NativeGame.__setattr__
+_set_engine, _set_prefix, _set_decoded = (
+    vars(NativeGame)[name].__set__ for name in ("_c", "_prefix", "_decoded")
+)
+
+
+def _wrap(engine: Any, prefix: list[tuple[Any, ...]]) -> NativeGame:
+    """A NativeGame around a C++ engine object (hot: every clone)."""
+    g = _new_object(NativeGame)
+    _set_engine(g, engine)
+    _set_prefix(g, prefix)
+    _set_decoded(g, None)
+    return g
+
+
 def new_native(config: GameConfig, seed: int | None) -> NativeGame:
     """A new game on the C++ core; ``seed`` already validated by ``Game.new``."""
     if seed is None:
         seed = int.from_bytes(os.urandom(8), "little")
-    g = object.__new__(NativeGame)
-    g._c = _native.Engine.new(config.num_players, config.record_events, seed)
-    g._prefix = []
-    g._decoded = None
-    return g
+    return _wrap(_native.Engine.new(config.num_players, config.record_events, seed), [])
 
 
 def from_python(game: Game) -> NativeGame:
@@ -462,11 +470,7 @@ def from_python(game: Game) -> NativeGame:
                 value = list(value)
         c.set(fid, value)
     c.finish_load()
-    g = object.__new__(NativeGame)
-    g._c = c
-    g._prefix = list(game.event_log)
-    g._decoded = None
-    return g
+    return _wrap(c, list(game.event_log))
 
 
 def random_games(num_players: int, games: int, seed0: int = 0, record_events: bool = True) -> int:

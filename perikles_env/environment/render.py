@@ -65,9 +65,10 @@ def city_lines(game: Game) -> list[str]:
     seats = " ".join(f"{'p' + str(p):>3}" for p in range(n))
     lines = [_CITY_ROW.format("city", seats, "cand a,b", "leader", "defeats", "statue", "statues")]
     for c, name in enumerate(D.CITY_NAMES):
-        cubes = " ".join(f"{g.cubes[c * 5 + p]:3}" for p in range(n))
+        cubes = " ".join(f"{g.cubes[D.city_player_index(c, p)]:3}" for p in range(n))
         cand = f"{_seat(g.cand[c * 2])},{_seat(g.cand[c * 2 + 1])}"
-        statues = " ".join(f"p{p}x{g.statues[c * 5 + p]}" for p in range(n) if g.statues[c * 5 + p])
+        held = [(p, g.statues[D.city_player_index(c, p)]) for p in range(n)]
+        statues = " ".join(f"p{p}x{k}" for p, k in held if k)
         value = D.statue_value(c, g.defeats[c])
         row = _CITY_ROW.format(name, cubes, cand, _seat(g.leader[c]), g.defeats[c], value, statues)
         lines.append(row.rstrip())

@@ -328,13 +328,13 @@ def _city(v: _View, c: int) -> str:
     # cubes: one row per player, a bar of squares
     for p in range(g.n):
         cy = y + 8 + p * 16
-        count = g.cubes[c * 5 + p]
+        count = g.cubes[D.city_player_index(c, p)]
         out.append(_chip(x0 + 8, cy, p, 13))
         for i in range(min(count, 12)):
             out.append(_rect(x0 + 26 + i * 10, cy + 2, 8, 9, PLAYER_COLOURS[p], INK, rx=1,
                              width=0.5))
         out.append(_text(x0 + 26 + min(count, 12) * 10 + 3, cy + 11, str(count), size=10))
-        statues = g.statues[c * 5 + p]
+        statues = g.statues[D.city_player_index(c, p)]
         if statues:
             out.append(_text(x0 + w - 8, cy + 11, f"statue x{statues}", size=10,
                              weight="bold", anchor="end"))

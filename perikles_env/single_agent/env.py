@@ -288,7 +288,7 @@ class PeriklesSingleAgentEnv(gym.Env):
             "truncated": self._truncated(),
             "scores": scores,
             "winners": winners,
-            "win_share": (1.0 / len(winners)) if self.learner in winners else 0.0,
+            "win_share": g.win_shares()[self.learner] if g.is_terminal else 0.0,
             "learner_vp": scores[self.learner],
             "opponents": [s for i, s in enumerate(self.seat_specs) if i != self.learner],
         }

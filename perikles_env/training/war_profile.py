@@ -66,7 +66,7 @@ def profile(
                 totals[f"place_{event[6]}_{event[5]}"] += 1
             elif event[0] == "claim" and seat in event[3]:
                 totals["claim_attack" if event[4] else "claim_defend"] += 1
-        totals["win"] += 1 / len(game.winners()) if seat in game.winners() else 0
+        totals["win"] += game.win_shares()[seat] if game.is_terminal else 0.0
         totals["vp"] += game.scores()[seat]
         totals["location_vp"] += game.location_vp(seat)
     return {key: value / games for key, value in totals.items()}
