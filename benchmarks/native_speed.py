@@ -62,7 +62,7 @@ def clones_per_second(states: list[Game], repeats: int = 4) -> float:
 def cpp_clones_per_second(states: list[Game], repeats: int = 50) -> float:
     start = time.perf_counter()
     for g in states:
-        g._c.clone_repeatedly(repeats)  # type: ignore[attr-defined]
+        g.core.clone_repeatedly(repeats)  # type: ignore[attr-defined]
     return len(states) * repeats / (time.perf_counter() - start)
 
 

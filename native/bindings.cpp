@@ -3,6 +3,7 @@
 // validation and errors; every entry point here is memory-safe on any input (bad input
 // raises ValueError / TypeError, never undefined behaviour).
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -235,6 +236,19 @@ struct Engine {
     g.apply_action(a);
     return true;
   }
+  // The legal actions as a 0/1 mask written into a caller-owned array of NUM_ACTIONS
+  // bytes (numpy bool or uint8): no allocation per decision.
+  template <typename T>
+  void legal_mask(nb::ndarray<T, nb::ndim<1>, nb::c_contig, nb::device::cpu> out) {
+    if (out.shape(0) != static_cast<size_t>(pk::NUM_ACTIONS))
+      throw nb::value_error("legal_mask: the array must hold 957 entries");
+    T* data = out.data();
+    std::memset(data, 0, sizeof(T) * pk::NUM_ACTIONS);
+    if (g.phase == pk::GAME_OVER) return;
+    refresh_legal();
+    for (int a : legal) data[a] = 1;
+  }
+
   nb::list legal_list() {
     refresh_legal();
     return int_list(legal.data(), static_cast<int>(legal.size()));
@@ -310,6 +324,32 @@ struct Engine {
       std::copy(values.begin(), values.end(), r.svec);
       *r.svec_n = static_cast<int32_t>(len);
     }
+  }
+
+  // One item of a list field (a FieldList's `x[i] = v`): checked like `set`.
+  void set_item(int id, int index, nb::handle value) {
+    if (id < 0 || id >= NUM_FIELDS) throw nb::index_error("field id");
+    const Field& f = FIELDS[id];
+    int v = checked_int(value, f);  // before any change
+    int size;
+    int* target;
+    if (f.kind == F_VECTOR) {
+      size = static_cast<int>(g.forced_dice.size());
+      target = g.forced_dice.data();
+    } else if (f.kind == F_ARRAY) {
+      size = f.size;
+      target = field_ref(g, id).array;
+    } else if (f.kind == F_SVEC) {
+      Ref r = field_ref(g, id);
+      size = *r.svec_n;
+      target = r.svec;
+    } else {
+      throw nb::type_error((std::string(f.name) + ": not a list").c_str());
+    }
+    if (index < 0 || index >= size) throw nb::index_error((std::string(f.name) + ": index out of range").c_str());
+    target[index] = v;
+    legal_valid = false;
+    dirty = true;
   }
 
   // Cross-field checks the C++ engine needs to stay memory-safe and terminating (Python's
@@ -523,9 +563,12 @@ NB_MODULE(_native, m) {
       .def("clone", [](const Engine& e) { return new Engine(e); }, nb::rv_policy::take_ownership)
       .def("legal_actions", &Engine::legal_list)
       .def("is_legal", &Engine::is_legal)
+      .def("legal_mask", &Engine::legal_mask<bool>, nb::arg("out").noconvert())
+      .def("legal_mask", &Engine::legal_mask<uint8_t>, nb::arg("out").noconvert())
       .def("apply", &Engine::apply)
       .def("get", &Engine::get)
       .def("set", &Engine::set)
+      .def("set_item", &Engine::set_item)
       .def("finish_load", [](Engine& e) { e.dirty = true; e.ensure_checked(); })
       .def("clear_events", [](Engine& e) { e.g.ev.clear(); e.g.ev_count = 0; })
       .def("events", &Engine::events)

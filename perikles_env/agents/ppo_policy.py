@@ -118,7 +118,7 @@ class BattleGainPolicy(MaskableActorCriticPolicy):
 
 class StateColumns(BaseFeaturesExtractor):
     """The observation without its last ``drop`` columns (the per-action block), so the
-    state network does not read ~7,700 mostly-zero action inputs."""
+    state network does not read its ~8,600 mostly-zero inputs."""
 
     def __init__(self, observation_space: gym.spaces.Box, drop: int) -> None:
         keep = int(observation_space.shape[0]) - drop

@@ -23,7 +23,10 @@ are not legal, or when the observer is not the one to act):
   relative to the others / his own; ``war_pair``: the same for two counters like it
   (one counter rarely decides a battle);
 * ``cost``: what the action spends: the counter's strength / 7 for a placement, 1/7 (one
-  cube, 1 VP) for spending a cube;
+  cube, 1 VP) for spending a cube; ``cost_kept``: the counter's strength times how much
+  it could still do if kept (his remaining commit steps / 3, at most 1): a counter
+  placed now is not available for a later step (B.7.5), which matters less as the steps
+  run out;
 * ``permission``: the placement needs the owner's permission (B.7.8);
 * ``scored``: 1 where this module computed the action's consequences (0: Alkibiades, the
   battle specials and the small decisions, which the policy's flat head learns alone).
@@ -55,12 +58,15 @@ FEATURES = (
     "war_own",
     "war_pair",
     "cost",
+    "cost_kept",
     "permission",
     "scored",
 )
 PER_ACTION = len(FEATURES)
 SIZE = A.NUM_ACTIONS * PER_ACTION
-POLITICS, POLITICS_OWN, WAR, WAR_OWN, WAR_PAIR, COST, PERMISSION, SCORED = range(PER_ACTION)
+POLITICS, POLITICS_OWN, WAR, WAR_OWN, WAR_PAIR, COST, COST_KEPT, PERMISSION, SCORED = range(
+    PER_ACTION
+)
 _VP = 7.0
 _PARAMS = HeuristicParams()
 _OWN = HeuristicParams(spite=0.0)
@@ -136,6 +142,7 @@ def _after(view: PlayerView, kind: str, arg: int, arg2: int) -> Layout | None:
 
 def _commit(view: PlayerView, legal: list[int], out: np.ndarray) -> None:
     me = view.me
+    later = min(1.0, view.steps_left(me) / 3)  # a counter kept back can still be used
     bf = Battlefield(view, _PARAMS)
     base: dict[tuple[int, int], tuple[object, list[float]]] = {}
     for a in legal:
@@ -154,6 +161,7 @@ def _commit(view: PlayerView, legal: list[int], out: np.ndarray) -> None:
             pair = trial.values(slot, reinforce)  # type: ignore[arg-type]
             out[a, WAR_PAIR] = bf.relative(pair) - bf.relative(before)
             out[a, COST] = D.CLASS_STRENGTH[klass]
+            out[a, COST_KEPT] = D.CLASS_STRENGTH[klass] * later
             status = placement_status(view, me, D.CLASS_CITY[klass], slot, side)
             out[a, PERMISSION] = float(status == NEEDS_PERMISSION)
             out[a, SCORED] = 1.0

@@ -37,6 +37,13 @@ def native_available() -> bool:
     return not native_error()
 
 
+def resolve_backend(backend: str | None) -> str:
+    """``"native"`` or ``"python"``: the engine ``Game.new(backend=backend)`` will use, decided
+    once (same errors and warning as ``use_native``), so that an env creates every game of
+    its life on the same engine."""
+    return "native" if use_native(backend) else "python"
+
+
 def use_native(backend: str | None) -> bool:
     """Resolve ``backend`` to True (C++ core) or False (Python engine)."""
     if backend is None:
@@ -58,8 +65,8 @@ def use_native(backend: str | None) -> bool:
         _state["warned"] = True
         warnings.warn(
             "perikles_env: the C++ engine core is not available, so the Python engine is "
-            f"used (about 20x slower) [{error}]. Build it with `make venv` (needs a C++20 "
-            "compiler and CMake) or pass backend='python' to choose it explicitly.",
+            f"used (slower, see docs/native.md) [{error}]. Build it with `make venv` (needs "
+            "a C++20 compiler and CMake) or pass backend='python' to choose it explicitly.",
             RuntimeWarning,
             stacklevel=3,
         )

@@ -236,9 +236,26 @@ def _writing(method_name: str) -> Any:
     return change
 
 
-for _method in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend",
-                "insert", "pop", "remove", "clear", "sort", "reverse"):
+for _method in ("__delitem__", "__iadd__", "__imul__", "append", "extend", "insert", "pop",
+                "remove", "clear", "sort", "reverse"):
     setattr(FieldList, _method, _writing(_method))
+_list_setitem = _writing("__setitem__")
+
+
+def _setitem(self: FieldList, index: Any, value: Any) -> None:
+    """``x[i] = v`` sends one item to C++ (slices re-send the whole field)."""
+    if type(index) is not int:
+        _list_setitem(self, index, value)
+        return
+    game = self._game
+    if game.__dict__.get(self._name) is not self:
+        self._write()  # raises: stale
+    position = index + len(self) if index < 0 else index
+    game._c.set_item(_FIELD_IDS[self._name], position, value)  # checks before changing
+    list.__setitem__(self, index, value)
+
+
+setattr(FieldList, "__setitem__", _setitem)  # noqa: B010  (replaces the generic writer)
 
 
 _GAME_OVER = int(Phase.GAME_OVER)
@@ -328,11 +345,25 @@ class NativeGame(Game):
         if self.__dict__:
             self.__dict__.clear()
 
+    def legal_mask(self, out: Any) -> None:
+        """Write the legal actions as a 0/1 mask into ``out``, a caller-owned writable
+        C-contiguous array of ``NUM_ACTIONS`` bools or uint8s (e.g. numpy): nothing is
+        allocated. Raises TypeError for another dtype or layout, ValueError for another
+        length."""
+        self._c.legal_mask(out)
+
     def scores(self) -> list[int]:
         return self._c.scores()  # type: ignore[no-any-return]
 
     def winners(self) -> list[int]:
         return self._c.winners()  # type: ignore[no-any-return]
+
+    @property
+    def core(self) -> Any:
+        """The C++ game object itself, for code that drives the core directly (the native
+        observation encoder, the vector env, benchmarks). Reading fields through it skips
+        this class's caches; changing the state through it is not supported."""
+        return self._c
 
     def clone(self) -> NativeGame:
         return _wrap(self._c.clone(), self._prefix)

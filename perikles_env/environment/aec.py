@@ -18,7 +18,8 @@ Truncation             all agents truncated (rewards 0) when the game reaches th
 State                  ``state()``: the full state (hidden information included) as one
                        vector in absolute seat order, for centralised critics
 Options                ``oracle=True`` adds hidden information to observations (debugging,
-                       privileged critics); ``seed``; ``record_events``; ``max_cycles``
+                       privileged critics); ``seed``; ``record_events``; ``max_cycles``;
+                       ``backend`` ("auto" | "native" | "python", as ``Game.new``)
 Version                v0: first release
 =====================  =================================================================
 
@@ -40,12 +41,14 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from ..analysis.observation import CLIP, ObservationEncoder, observation_size
+from ..analysis.observation import CLIP, observation_size
 from ..engine import NUM_ACTIONS, Game, GameConfig
+from ..engine.backend import resolve_backend
 from ..engine.determinize import determinize as _determinize
 from ..errors import IllegalActionError, InvalidConfigError
 from ..render import board_rgb
 from ..render.raster import require_rasteriser
+from ..vector.encoder import BackendEncoder, legal_mask
 from .render import render_text
 
 REWARD_MODES = ("win", "rank", "vp")
@@ -108,6 +111,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         seed: int | None = None,
         record_events: bool = True,
         max_cycles: int | None = None,
+        backend: str | None = None,
     ) -> None:
         super().__init__()
         _check_options(oracle, seed, illegal_penalty, max_cycles)
@@ -130,6 +134,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.illegal_penalty = float(illegal_penalty)
         self.oracle = oracle
         self.max_cycles = max_cycles
+        self.backend = resolve_backend(backend)  # "native" (C++ core) or "python"
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         size = observation_size(self.oracle)
@@ -144,8 +149,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.state_space = spaces.Box(-1.0, CLIP, shape=(observation_size(True),), dtype=np.float32)
         self._seed_rng = np.random.default_rng(seed)
         self.game: Game | None = None
-        self._encoder = ObservationEncoder(self.oracle)
-        self._state_encoder = ObservationEncoder(oracle=True)
+        self._encoder = BackendEncoder(self.oracle)
+        self._state_encoder = BackendEncoder(oracle=True)
         self._mask: np.ndarray | None = None
 
     # ---- spaces ------------------------------------------------------------------------
@@ -163,7 +168,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
         game_seed = int(self._seed_rng.integers(0, 2**63))
-        self.game = Game.new(self.config, seed=game_seed)
+        self.game = Game.new(self.config, seed=game_seed, backend=self.backend)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -181,9 +186,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         if game.current < 0:
             self._mask = None
             return
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        mask.put(game.legal_actions(), 1)
-        self._mask = mask
+        mask = self._mask = legal_mask(game)  # in C++ for a NativeGame
         agent = self.agent_selection = self.possible_agents[game.current]
         self.infos[agent]["action_mask"] = mask.copy()
 
@@ -417,6 +420,6 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         game = state.pop("game")
         self.__dict__.update(state)
         self.game = None if game is None else Game.from_dict(game)
-        self._encoder = ObservationEncoder(self.oracle)
-        self._state_encoder = ObservationEncoder(oracle=True)
+        self._encoder = BackendEncoder(self.oracle)
+        self._state_encoder = BackendEncoder(oracle=True)
         self._mask = self._live_mask()

@@ -80,7 +80,7 @@ def build_jobs(config: EvalConfig) -> list[Job]:
         seeds = game_seeds(config.seed, -(-config.games // n))
         for si, seed in enumerate(seeds):
             for rotation in range(n):
-                jobs.append(Job(index, tuple(lineup), si, seed, rotation))
+                jobs.append(Job(index, tuple(lineup), si, seed, rotation, config.backend))
     return jobs
 
 
@@ -147,6 +147,7 @@ def evaluate(
     name: str = "",
     plots: bool = True,
     progress: bool = False,
+    backend: str | None = None,
 ) -> EvalResult:
     """Evaluate one lineup (padded with its last agent up to ``players``; several counts
     allowed) or several lineups. Writes a run folder only when ``out`` is given."""
@@ -162,6 +163,7 @@ def evaluate(
         out=out or "runs/eval",
         name=name,
         plots=plots,
+        backend=backend,
     )
     return run(config, progress=progress, write=out is not None)
 
@@ -190,6 +192,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--seed", type=int, help="base seed of the shared game seeds (default 0)")
     p.add_argument("--workers", type=int, help="worker processes (default 1)")
+    p.add_argument(
+        "--backend",
+        choices=("auto", "native", "python"),
+        help="engine of every game (default: $PERIKLES_BACKEND, else python; docs/native.md)",
+    )
     p.add_argument("--out", help="parent folder of the run folder (default runs/eval)")
     p.add_argument("--name", help="run folder name (default: a timestamp)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
@@ -205,6 +212,7 @@ def config_from_args(args: argparse.Namespace) -> EvalConfig:
         "out": args.out,
         "name": args.name,
         "plots": False if args.no_plots else None,
+        "backend": args.backend,
     }
     if args.agents:
         overrides["lineups"] = expand_lineup(split_specs(args.agents), args.players)

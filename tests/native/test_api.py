@@ -220,3 +220,18 @@ def test_cpp_refuses_action_ranges_that_differ_from_python() -> None:
     with pytest.raises(ValueError, match="PLAY_PLAGUE"):
         native._native.configure(tables)
     assert Game.new(backend="native").legal_actions()  # the loaded tables are untouched
+
+
+def test_legal_mask_fills_a_caller_owned_array_and_checks_it() -> None:
+    import numpy as np
+
+    g = _mid_game()
+    for dtype in (bool, np.uint8):
+        out = np.full(957, 7 if dtype is np.uint8 else True, dtype=dtype)
+        assert g.legal_mask(out) is None  # written in place
+        assert np.flatnonzero(out).tolist() == g.legal_actions() and out.max() == 1
+    with pytest.raises(ValueError, match="957"):
+        g.legal_mask(np.zeros(956, dtype=bool))
+    for bad in (np.zeros(957, dtype=np.int64), np.zeros((957, 2), dtype=bool)[:, 0], [0] * 957):
+        with pytest.raises(TypeError):
+            g.legal_mask(bad)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import NUM_ACTIONS, Game, GameConfig
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.engine import queries as Q
@@ -141,13 +141,15 @@ def test_slave_revolt_from_a_location_is_identical() -> None:
 def test_observations_and_determinizations_of_every_player_are_identical(n: int) -> None:
     """Consumers that read engine state (the observation encoder, oracle variant included;
     ``determinize``) see the same game through a NativeGame's fields: sampled decisions of
-    seeded games, every player."""
+    seeded games, every player. And the native legal mask (``legal_mask``, written into one
+    caller-owned array) equals the legal list at every decision."""
     import numpy as np
 
     from perikles_env.analysis.observation import encode_observation
     from perikles_env.engine.determinize import determinize
 
     compared = 0
+    mask = np.ones(NUM_ACTIONS, dtype=bool)
     for seed in range(6):
         py = Game.new(GameConfig(num_players=n), seed=seed, backend="python")
         cpp = Game.new(GameConfig(num_players=n), seed=seed, backend="native")
@@ -165,8 +167,12 @@ def test_observations_and_determinizations_of_every_player_are_identical(n: int)
                     assert sample_cpp.to_dict() == sample_py.to_dict(), (seed, step, p)
                 compared += 1
             legal = py.legal_actions()
+            cpp.legal_mask(mask)  # the native mask, into the same buffer every decision
+            assert np.flatnonzero(mask).tolist() == legal
             action = legal[policy.randrange(len(legal))]
             py.apply_action(action)
             cpp.apply_action(action)
             step += 1
+        cpp.legal_mask(mask)
+        assert not mask.any()  # terminal: nothing legal
     assert compared > 40

@@ -42,6 +42,8 @@ for _module_name in SCENARIO_MODULES:
     for _name, _value in vars(_module).items():
         if _name.startswith("test_") and callable(_value):
             globals()[f"test_native__{_module_name[5:]}__{_name[5:]}"] = _value
+        elif hasattr(_value, "_fixture_function_marker") and _name not in globals():
+            globals()[_name] = _value  # a fixture of that module, for its tests
 
 MIRRORED = {"actions": 0}
 _python_apply = Game.apply_action

@@ -114,12 +114,31 @@ def test_commit_features_by_hand() -> None:
         assert f[a, AF.WAR_OWN] == pytest.approx(f[a, AF.WAR])  # nobody else has a stake
         assert f[a, AF.WAR_PAIR] >= f[a, AF.WAR]
         assert f[a, AF.COST] == pytest.approx(D.CLASS_STRENGTH[k] / 7)
+        assert f[a, AF.COST_KEPT] == 0.0  # his last commit step: nothing is kept for later
     for a in places:
         _, k, slot, side = A.decode(a)
         status = placement_status(g, 0, D.CLASS_CITY[k], slot, side)
         assert f[a, AF.PERMISSION] == float(status == NEEDS_PERMISSION)
         assert f[a, AF.SCORED] == 1.0
     assert f[A.END_STEP, AF.SCORED] == 1.0 and not f[A.END_STEP, : AF.PERMISSION].any()
+
+
+def test_cost_kept_grows_with_the_commit_steps_left() -> None:
+    """B.7.5: a counter placed now cannot be used in a later step; with two steps left
+    (three tiles held, one spent on this step) two thirds of its strength is kept value."""
+    g = game_at_commit(
+        n=4,
+        leaders={"sparta": 0, "argos": 1},
+        locations=["plataea", "solygeia"],
+        tiles={0: (0, 3), 1: (0, 1), 2: (0, 1), 3: (0, 1)},
+    )
+    assert g.current == 0 and PlayerView(g, 0).steps_left(0) == 2
+    f = rows(g, 0)
+    places = [a for a in g.legal_actions() if A.decode(a)[0] == "PLACE"]
+    assert places
+    for a in places:
+        strength = D.CLASS_STRENGTH[A.decode(a)[1]]
+        assert f[a, AF.COST_KEPT] == pytest.approx(strength / 7 * 2 / 3)
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])

@@ -23,11 +23,12 @@ from typing import Any
 
 from perikles_env.agents import AgentError, make_agent, split_specs
 from perikles_env.engine import data as D
+from perikles_env.engine.backend import resolve_backend
 from perikles_env.errors import InvalidConfigError
 from perikles_env.training.config_files import find_config
 from perikles_env.training.run_folder import check_folder_name, check_out
 
-_TOP_KEYS = {"name", "games", "seed", "workers", "out", "plots", "matchups"}
+_TOP_KEYS = {"name", "games", "seed", "workers", "out", "plots", "matchups", "backend"}
 _MATCHUP_KEYS = {"agents", "players"}
 
 
@@ -40,6 +41,8 @@ class EvalConfig:
     out: str = "runs/eval"
     name: str = ""
     plots: bool = True
+    # engine of every game: "auto" | "native" | "python", or None for Game.new's default
+    backend: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -64,6 +67,8 @@ class EvalConfig:
             check_folder_name("name", self.name)
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise InvalidConfigError(f"seed must be a non-negative int, got {self.seed!r}")
+        if self.backend is not None:
+            resolve_backend(self.backend)  # a typed error for an unknown or unbuilt backend
 
 
 def _positive(name: str, value: Any) -> None:
@@ -122,7 +127,9 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Ev
             agents = split_specs(agents)
         lineups += expand_lineup(list(agents), m.get("players"))
     values: dict[str, Any] = {
-        k: data[k] for k in ("games", "seed", "workers", "out", "name", "plots") if k in data
+        k: data[k]
+        for k in ("games", "seed", "workers", "out", "name", "plots", "backend")
+        if k in data
     }
     for key, value in (overrides or {}).items():
         if value is not None:

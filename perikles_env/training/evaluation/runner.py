@@ -84,6 +84,7 @@ class Job:
     seed_index: int
     seed: int
     rotation: int
+    backend: str | None = None  # Game.new's backend option
 
 
 @dataclass
@@ -127,7 +128,8 @@ def play_job(job: Job) -> GameRecord:
     for agent in agents:
         agent.reset()
     rngs = [np.random.default_rng([job.seed, job.rotation, s]) for s in range(n)]
-    game = Game.new(GameConfig(num_players=n, record_events=False), seed=job.seed)
+    config = GameConfig(num_players=n, record_events=False)
+    game = Game.new(config, seed=job.seed, backend=job.backend)
     decisions = [0] * n
     think = [0.0] * n
     slowest = [0.0] * n

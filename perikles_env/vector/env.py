@@ -1,0 +1,170 @@
+"""A batched vector environment on the C++ engine (docs/native.md, "Vector environment").
+
+``VectorEnv(num_envs, num_players)`` holds N independent games in C++. ``reset(seed)`` and
+``step(actions)`` advance all of them in one call with the GIL released (optionally split
+across ``threads``) and return a ``VecState`` of preallocated arrays: for each game the seat
+to act, its observation (``docs/observation.md``) and legal-action mask, the rewards of
+that step and whether it ended a game. A finished game starts the next one at once
+(auto-reset): on that step ``terminated[i]`` is True, ``rewards[i]`` holds the final win
+rewards (``Game.win_rewards``: winners share +1, the others -1) and the other arrays
+already show the new game. This is the loop a pgx user writes::
+
+    env = VectorEnv(num_envs=256, num_players=4)
+    state = env.reset(seed=0)
+    while ...:
+        actions = policy(state.observation, state.action_mask, state.current)
+        state = env.step(actions)
+
+With ``opponents="random"`` only ``learner_seat`` decides: the other seats play uniformly
+random legal actions in C++ before the learner's next decision (the single-agent setting).
+
+Determinism: game i of ``reset(seed)`` is ``Game.new(seed=seed + i)`` (or the i-th of an
+explicit seed list); later games and the random opponents draw from SplitMix64 streams of
+that seed (``native/vector_env.hpp``), independent of ``threads``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from ..engine import NUM_ACTIONS
+from ..engine import actions as A
+from ..engine.phases import Phase
+from ..errors import IllegalActionError, InvalidConfigError
+from .native import _native_vec
+
+OPPONENTS = (None, "random")
+
+
+class VecState(NamedTuple):
+    """Views of the env's buffers: the next ``step`` overwrites them (copy to keep)."""
+
+    current: np.ndarray  # int32[N]: seat to act (always the learner with opponents)
+    observation: np.ndarray  # float32[N, obs_size]: that seat's observation
+    action_mask: np.ndarray  # int8[N, 957]: its legal actions
+    rewards: np.ndarray  # float32[N, 5]: per seat, non-zero only where terminated
+    terminated: np.ndarray  # bool[N]: this step ended game i (its row shows the next game)
+
+
+def _check_int(name: str, value: object, low: int, high: int) -> int:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, np.integer))
+        or not (low <= value <= high)
+    ):
+        raise InvalidConfigError(f"{name} must be an int in {low}..{high}, got {value!r}")
+    return int(value)
+
+
+class VectorEnv:
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 4,
+        *,
+        oracle: bool = False,
+        opponents: str | None = None,
+        learner_seat: int = 0,
+        threads: int = 1,
+    ) -> None:
+        self.num_envs = _check_int("num_envs", num_envs, 1, 1 << 20)
+        self.num_players = _check_int("num_players", num_players, 3, 5)
+        self.threads = _check_int("threads", threads, 1, 256)
+        if not isinstance(oracle, bool):
+            raise InvalidConfigError(f"oracle must be a bool, got {oracle!r}")
+        if opponents not in OPPONENTS:
+            raise InvalidConfigError(f"opponents must be one of {OPPONENTS}, got {opponents!r}")
+        self.oracle, self.opponents = oracle, opponents
+        self.learner_seat = _check_int("learner_seat", learner_seat, 0, self.num_players - 1)
+        learner = self.learner_seat if opponents == "random" else -1
+        self._c = _native_vec.VectorEnv(self.num_envs, self.num_players, oracle, learner, threads)
+        n = self.num_envs
+        self.obs_size = self._c.obs_size
+        self._state = VecState(
+            np.zeros(n, dtype=np.int32),
+            np.zeros((n, self.obs_size), dtype=np.float32),
+            np.zeros((n, NUM_ACTIONS), dtype=np.int8),
+            np.zeros((n, _native_vec.MAX_PLAYERS), dtype=np.float32),
+            np.zeros(n, dtype=bool),
+        )
+        self._actions = np.zeros(n, dtype=np.int32)
+        self._random = np.zeros(n, dtype=np.int32)
+        self._started = False
+
+    def reset(self, seed: int | Sequence[int] = 0) -> VecState:
+        """Start every game: game i gets ``seed + i`` (an int) or ``seed[i]`` (N ints)."""
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            if not 0 <= seed <= (1 << 64) - self.num_envs:
+                raise InvalidConfigError(f"seed must be in 0..2**64 - num_envs, got {seed!r}")
+            seeds = np.arange(self.num_envs, dtype=np.uint64) + np.uint64(seed)
+        else:
+            values = list(seed) if isinstance(seed, (Sequence, np.ndarray)) else None
+            if (
+                values is None
+                or len(values) != self.num_envs
+                or any(
+                    isinstance(s, bool)
+                    or not isinstance(s, (int, np.integer))
+                    or not 0 <= s < 1 << 64
+                    for s in values
+                )
+            ):
+                raise InvalidConfigError(
+                    f"seed must be an int or {self.num_envs} ints in 0..2**64-1, got {seed!r}"
+                )
+            seeds = np.array([int(s) for s in values], dtype=np.uint64)
+        self._c.reset(seeds, *self._state)
+        self._started = True
+        return self._state
+
+    def step(self, actions: Sequence[int] | np.ndarray) -> VecState:
+        """Apply ``actions[i]`` (an action id legal in game i) to every game. An illegal or
+        malformed action raises (``IllegalActionError`` naming the game) and changes no game."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
+            raise IllegalActionError(
+                "?",
+                None,
+                actions,
+                f"expected {self.num_envs} integer action ids",
+                reason=f"got shape {a.shape} of dtype {a.dtype}",
+            )
+        out_of_range = np.flatnonzero((a < 0) | (a >= NUM_ACTIONS))
+        if len(out_of_range):
+            self._raise_illegal(int(out_of_range[0]), int(a[out_of_range[0]]))
+        self._actions[:] = a
+        bad = self._c.step(self._actions, *self._state)
+        if bad >= 0:
+            self._raise_illegal(bad, int(a[bad]))
+        return self._state
+
+    def _raise_illegal(self, i: int, action: int) -> None:
+        player = int(self._state.current[i])
+        legal = np.flatnonzero(self._state.action_mask[i]).tolist()
+        valid = 0 <= action < NUM_ACTIONS
+        text = A.action_to_str(action, player, self.num_players) if valid else repr(action)
+        reason = "not legal now" if valid else f"action id out of range 0..{NUM_ACTIONS - 1}"
+        raise IllegalActionError(
+            Phase(self._c.phase(i)).name, player, action, text, legal, f"game {i}: {reason}"
+        )
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal action per game, drawn in C++ from game i's opponent
+        stream (a baseline policy; the array is reused by the next call)."""
+        if not self._started:
+            raise RuntimeError("call reset() before random_actions()")
+        self._c.random_actions(self._random)
+        return self._random
+
+    def game_seed(self, i: int) -> int:
+        """Seed of game i's current game (``Game.new(seed=...)`` replays it)."""
+        return int(self._c.game_seed(i))
+
+    def episodes(self, i: int) -> int:
+        """Games of env i finished since the last reset."""
+        return int(self._c.episodes(i))

@@ -1,0 +1,178 @@
+"""The batched vector env (``perikles_env.vector.VectorEnv``, ``native/vector_env.hpp``)
+against the Python engine and encoder: every game of the batch, every step, the acting
+seat, observation (bytes), mask and rewards equal a Python game played with the same
+actions (seeded from ``game_seed``), across auto-resets; results do not depend on the
+thread count; random opponents replay in Python; bad input raises typed errors and changes
+nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from perikles_env.analysis.observation import ObservationEncoder
+from perikles_env.engine import Game, GameConfig
+from perikles_env.engine.rng import Rng
+from perikles_env.environment.aec import final_rewards
+from perikles_env.errors import IllegalActionError, InvalidConfigError
+from tests.native.vec_helpers import require_native_vec
+
+require_native_vec()
+from perikles_env.vector import VectorEnv  # noqa: E402
+from perikles_env.vector.native import _native_vec  # noqa: E402
+
+
+def python_twin(seed: int, n: int) -> Game:
+    return Game.new(GameConfig(num_players=n), seed=seed, backend="python")
+
+
+def assert_row_matches(state, i: int, game: Game, encoder: ObservationEncoder, where: str) -> None:
+    assert state.current[i] == game.current, where
+    obs = encoder.encode(game, game.current)
+    assert np.array_equal(state.observation[i].view(np.uint32), obs.view(np.uint32)), where
+    assert np.flatnonzero(state.action_mask[i]).tolist() == game.legal_actions(), where
+
+
+@pytest.mark.parametrize("n,num_envs", [(3, 3), (4, 2), (5, 2)])
+def test_every_step_equals_python_games_across_auto_resets(n: int, num_envs: int) -> None:
+    env = VectorEnv(num_envs, n, oracle=(n == 4))
+    encoder = ObservationEncoder(oracle=(n == 4))
+    state = env.reset(seed=100 * n)
+    games = [python_twin(100 * n + i, n) for i in range(num_envs)]
+    assert [env.game_seed(i) for i in range(num_envs)] == [100 * n + i for i in range(num_envs)]
+    rng = np.random.default_rng(n)
+    finished = [0] * num_envs
+    step = 0
+    while min(finished) < 2:  # at least two auto-resets of every game
+        for i, g in enumerate(games):
+            assert_row_matches(state, i, g, encoder, f"{n}p game {i} step {step}")
+        actions = [int(rng.choice(np.flatnonzero(state.action_mask[i]))) for i in range(num_envs)]
+        state = env.step(actions)
+        step += 1
+        for i, g in enumerate(games):
+            g.apply_action(actions[i])
+            if g.is_terminal:
+                assert state.terminated[i]
+                expected = g.win_rewards() + [0.0] * (5 - n)
+                assert state.rewards[i].tolist() == pytest.approx(expected, abs=0, rel=1e-7)
+                assert state.rewards[i, :n].tolist() == [
+                    np.float32(r) for r in final_rewards(g, "win")
+                ]
+                assert abs(float(state.rewards[i].sum())) < 1e-6  # zero-sum
+                finished[i] += 1
+                assert env.episodes(i) == finished[i]
+                games[i] = python_twin(env.game_seed(i), n)  # the next game's seed
+            else:
+                assert not state.terminated[i] and not state.rewards[i].any()
+    assert len({env.game_seed(i) for i in range(num_envs)}) == num_envs
+
+
+def run(env: VectorEnv, seed, steps: int) -> list[tuple[np.ndarray, ...]]:
+    out = [tuple(a.copy() for a in env.reset(seed))]
+    for _ in range(steps):
+        out.append(tuple(a.copy() for a in env.step(env.random_actions())))
+    return out
+
+
+def test_same_seed_same_batch_whatever_the_thread_count() -> None:
+    one = run(VectorEnv(7, 4, threads=1), 5, 900)
+    two = run(VectorEnv(7, 4, threads=2), [5, 6, 7, 8, 9, 10, 11], 900)
+    assert len(one) == len(two)
+    for a, b in zip(one, two, strict=True):
+        for x, y in zip(a, b, strict=True):
+            assert np.array_equal(x, y)
+    assert any(t[4].any() for t in one)  # auto-resets happened
+    other = run(VectorEnv(7, 4), 6, 5)
+    assert not np.array_equal(other[0][1][0], one[0][1][0])  # another seed, another game
+
+
+def test_random_opponents_play_natively_and_replay_in_python() -> None:
+    n, seat = 4, 2
+    env = VectorEnv(2, n, opponents="random", learner_seat=seat)
+    encoder = ObservationEncoder()
+    state = env.reset([11, 12])
+    policies = [Rng(s ^ _native_vec.POLICY_SALT) for s in (11, 12)]
+    games = [python_twin(s, n) for s in (11, 12)]
+
+    def opponents(i: int) -> None:
+        g = games[i]
+        while not g.is_terminal and g.current != seat:
+            legal = g.legal_actions()
+            g.apply_action(legal[policies[i].randrange(len(legal))])
+
+    for i in range(2):
+        opponents(i)
+    ended = 0
+    rng = np.random.default_rng(0)
+    while ended < 3:
+        assert (state.current == seat).all()
+        for i in range(2):
+            assert_row_matches(state, i, games[i], encoder, f"game {i}")
+        actions = [int(rng.choice(np.flatnonzero(state.action_mask[i]))) for i in range(2)]
+        state = env.step(actions)
+        for i in range(2):
+            games[i].apply_action(actions[i])
+            opponents(i)
+            if games[i].is_terminal:
+                assert state.terminated[i]
+                assert state.rewards[i, :n].tolist() == [
+                    np.float32(r) for r in games[i].win_rewards()
+                ]
+                ended += 1
+                # the next game: seeded from the env's stream, opponents keep their stream
+                games[i] = python_twin(env.game_seed(i), n)
+                opponents(i)
+
+
+def test_illegal_actions_raise_and_change_no_game() -> None:
+    env = VectorEnv(3, 3)
+    state = env.reset(7)
+    before = [a.copy() for a in state]
+    legal = [int(np.flatnonzero(state.action_mask[i])[0]) for i in range(3)]
+    illegal = int(np.flatnonzero(state.action_mask[1] == 0)[0])
+    with pytest.raises(IllegalActionError, match="game 1: not legal now") as err:
+        env.step([legal[0], illegal, legal[2]])
+    assert (
+        err.value.player == state.current[1]
+        and err.value.legal == np.flatnonzero(before[2][1]).tolist()
+    )
+    with pytest.raises(IllegalActionError, match="game 2: action id out of range"):
+        env.step([legal[0], legal[1], 957])
+    with pytest.raises(IllegalActionError, match="game 0: action id out of range"):
+        env.step([-1, legal[1], legal[2]])
+    with pytest.raises(IllegalActionError, match="3 integer action ids"):
+        env.step([0.5, 1.0, 2.0])
+    with pytest.raises(IllegalActionError, match="3 integer action ids"):
+        env.step(legal[:2])
+    for a, b in zip(state, before, strict=True):
+        assert np.array_equal(a, b)  # nothing was written
+    # and the games did not move: the same legal step gives what a fresh env gives
+    fresh = VectorEnv(3, 3)
+    fresh.reset(7)
+    for a, b in zip(env.step(legal), fresh.step(legal), strict=True):
+        assert np.array_equal(a, b)
+
+
+def test_bad_configuration_and_call_order() -> None:
+    for kwargs in (
+        {"num_envs": 0, "num_players": 4},
+        {"num_envs": 2, "num_players": 6},
+        {"num_envs": 2, "num_players": True},
+        {"num_envs": 2, "num_players": 4, "threads": 0},
+        {"num_envs": 2, "num_players": 4, "opponents": "heuristic"},
+        {"num_envs": 2, "num_players": 4, "opponents": "random", "learner_seat": 4},
+        {"num_envs": 2, "num_players": 4, "oracle": 1},
+    ):
+        with pytest.raises(InvalidConfigError):
+            VectorEnv(**kwargs)  # type: ignore[arg-type]
+    env = VectorEnv(2, 4)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step([0, 0])
+    with pytest.raises(RuntimeError, match="reset"):
+        env.random_actions()
+    for seed in (-1, [1], [1, -2], [1, 2.0], "x", True, 2**64 - 1):
+        with pytest.raises(InvalidConfigError):
+            env.reset(seed)  # type: ignore[arg-type]
+    env.reset([0, 2**64 - 1])  # every 64-bit seed is allowed in a list
+    with pytest.raises(TypeError):  # the C++ side never converts (no silent copies)
+        env._c.step(np.zeros(2, dtype=np.int64), *env._state)
