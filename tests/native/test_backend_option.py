@@ -15,7 +15,7 @@ from perikles_env.errors import InvalidConfigError
 needs_native = pytest.mark.skipif(not native_available(), reason="C++ core not built")
 
 
-def _aec_trace(backend: str, players: int, seed: int) -> list[tuple[bytes, bytes, float]]:
+def _aec_trace(backend: str, players: int, seed: int) -> list[tuple[str, bytes, bytes, float]]:
     e = make_env(num_players=players, backend=backend, reward="rank")
     e.reset(seed=seed)
     engine = type(e.unwrapped.game).__name__
@@ -24,7 +24,7 @@ def _aec_trace(backend: str, players: int, seed: int) -> list[tuple[bytes, bytes
     trace = []
     for agent in e.agent_iter():
         obs, reward, term, trunc, _ = e.last()
-        trace.append((obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward))
+        trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward))
         if term or trunc:
             e.step(None)
             continue
