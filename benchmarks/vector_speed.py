@@ -5,8 +5,8 @@ Every decision produces the acting seat's observation and legal mask:
 
 * ``connect_four_v3`` and ``perikles AEC native``: the loop of ``env_speed.py`` (``env.last()``
   observes the acting agent, then a uniform choice among the mask's legal ids); the
-  perikles AEC env runs on the C++ core (``PERIKLES_BACKEND=native``: C++ engine, C++
-  observation encoder and mask);
+  perikles AEC env runs on the C++ core (``backend="native"``: C++ engine, C++ observation
+  encoder and mask);
 * ``vector``: ``VectorEnv(num_envs, 4)``, every game's observation and mask of every
   decision written into the batch arrays; actions from ``random_actions()`` (a uniform legal
   action per game, drawn in C++) or, for ``numpy policy``, from the mask in numpy
@@ -21,7 +21,6 @@ Usage: ``python benchmarks/vector_speed.py [--seconds 10] [--rounds 10] [--num-e
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 from collections.abc import Callable
@@ -66,7 +65,6 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--num-envs", type=int, default=256)
     args = parser.parse_args()
-    os.environ["PERIKLES_BACKEND"] = "native"  # the AEC env's games: C++ core
     from pettingzoo.classic import connect_four_v3
 
     from perikles_env import env as perikles
@@ -77,7 +75,10 @@ def main() -> None:
     n = args.num_envs
     cases: list[tuple[str, Callable[[], Any]]] = [
         ("connect_four_v3", lambda: Runner(connect_four_v3.env)),
-        ("perikles AEC native 4p", lambda: Runner(lambda: perikles(num_players=4))),
+        (
+            "perikles AEC native 4p",
+            lambda: Runner(lambda: perikles(num_players=4, backend="native")),
+        ),
         (f"vector {n}x4p, 1 thread", lambda: VectorRunner(n, 1, False)),
         (f"vector {n}x4p, 2 threads", lambda: VectorRunner(n, 2, False)),
         (f"vector {n}x4p, numpy policy", lambda: VectorRunner(n, 1, True)),

@@ -9,7 +9,6 @@
 #include <array>
 #include <cstdint>
 #include <stdexcept>
-#include <string>
 #include <thread>
 #include <vector>
 

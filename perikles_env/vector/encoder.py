@@ -39,7 +39,7 @@ def encode_into(game: Game, player: int, out: np.ndarray, oracle: bool = False) 
     ``observation_size(oracle)`` long): no allocation. TypeError for a Python-engine game."""
     if _NATIVE is None or not isinstance(game, _NATIVE[0]):
         raise TypeError("encode_into needs a NativeGame and the built C++ encoder")
-    _NATIVE[1].encode(game._c, player, out, oracle)
+    _NATIVE[1].encode(game.core, player, out, oracle)
     return out
 
 
@@ -58,7 +58,7 @@ class BackendEncoder:
     def encode(self, game: Game, player: int) -> np.ndarray:
         if _NATIVE is not None and isinstance(game, _NATIVE[0]):
             out = np.empty(self.size, dtype=np.float32)
-            _NATIVE[1].encode(game._c, player, out, self.oracle)
+            _NATIVE[1].encode(game.core, player, out, self.oracle)
             return out
         return self._python.encode(game, player)
 

@@ -72,6 +72,14 @@ def test_every_player_every_decision_uniform_play(n: int) -> None:
     } <= phases, phases
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("n", sorted(GAMES))
+def test_every_player_every_decision_many_games_slow(n: int) -> None:
+    phases: set[str] = set()
+    for seed in range(1_000, 1_300):
+        compare_game(n, seed, uniform, phases)
+
+
 def test_biased_play_reaches_every_phase_identically() -> None:
     """The differential suite's biased policies steer into permission requests, every
     special tile (Alkibiades, battle specials), the dead pool and casualty choices."""
