@@ -4,10 +4,9 @@ and actions (tests/native proves it).
 
 ``backend`` is "auto" (native when built, else Python with one warning per process),
 "native" (an error if not built) or "python". Left out (None), it is the environment
-variable ``PERIKLES_BACKEND`` if set, else "python": until the observation encoder runs in
-C++ too, consumers that read many state fields per decision (the AEC env, the heuristic)
-are faster on the Python engine (docs/native.md has the figures). ``PERIKLES_BACKEND=auto
-make test`` runs the whole suite on the C++ core.
+variable ``PERIKLES_BACKEND`` if set, else "auto": with the observation encoder and mask in
+C++ too, every consumer measured is faster on the C++ core (docs/native.md has the figures).
+``PERIKLES_BACKEND=python`` runs anything on the reference engine.
 """
 
 from __future__ import annotations
@@ -47,7 +46,7 @@ def resolve_backend(backend: str | None) -> str:
 def use_native(backend: str | None) -> bool:
     """Resolve ``backend`` to True (C++ core) or False (Python engine)."""
     if backend is None:
-        backend = os.environ.get("PERIKLES_BACKEND") or "python"
+        backend = os.environ.get("PERIKLES_BACKEND") or "auto"
         if backend not in BACKENDS:
             raise InvalidConfigError(
                 f"PERIKLES_BACKEND must be one of {BACKENDS}, got {backend!r}"

@@ -55,7 +55,7 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
     ) -> Game:
         """``backend``: "python" (this reference engine), "native" (the C++ core, an error
         if not built), "auto" (native when built, else Python with one warning) or None
-        (``$PERIKLES_BACKEND``, else "python"); see ``backend.py`` and docs/native.md."""
+        (``$PERIKLES_BACKEND``, else "auto"); see ``backend.py`` and docs/native.md."""
         config = config or GameConfig()
         if seed is not None:
             value = _as_int(seed) if getattr(seed, "ndim", 0) == 0 else None

@@ -36,6 +36,7 @@ from ..agents import Agent, AgentError, RandomAgent, make_agent
 from ..analysis.encoding import Encoder, default_encoder
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig
 from ..engine import data as D
+from ..engine.backend import resolve_backend
 from ..errors import InvalidConfigError
 from .opponents import OpponentPool
 from .rewards import RewardConfig, RewardTracker
@@ -71,6 +72,7 @@ class PeriklesSingleAgentEnv(gym.Env):
         encoder: Encoder | None = None,
         render_mode: str | None = None,
         features: Sequence[str] = (),
+        backend: str | None = None,
     ) -> None:
         """Every argument is optional (``gymnasium.make("Perikles-v0", **kwargs)`` passes
         them here); bad values raise ``InvalidConfigError`` naming the argument.
@@ -91,6 +93,8 @@ class PeriklesSingleAgentEnv(gym.Env):
           ``encoder`` replaces the whole observation encoder instead.
         * ``render_mode``: ``None``, ``"ansi"`` (text) or ``"rgb_array"`` (picture; needs
           the ``render`` extra when ``render()`` is called).
+        * ``backend``: the engine of every game, ``"auto"`` | ``"native"`` | ``"python"``
+          (``Game.new``'s option; left out: ``$PERIKLES_BACKEND``, else ``"auto"``).
         """
         super().__init__()
         self.player_counts = _player_counts(num_players)
@@ -126,6 +130,7 @@ class PeriklesSingleAgentEnv(gym.Env):
         self.max_decisions = max_decisions
         self.encoder = encoder or default_encoder(features)
         self.render_mode = render_mode
+        self.backend = resolve_backend(backend)  # "native" (C++ core) or "python"
         self.observation_space = self.encoder.space
         self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
         self._agents: dict[str, Agent] = {}
@@ -165,7 +170,8 @@ class PeriklesSingleAgentEnv(gym.Env):
                 self.fixed_seat if self.fixed_seat is not None else int(rng.integers(n))
             )
             game_seed = int(rng.integers(2**63))
-            self.game = Game.new(GameConfig(num_players=n, record_events=False), seed=game_seed)
+            config = GameConfig(num_players=n, record_events=False)
+            self.game = Game.new(config, seed=game_seed, backend=self.backend)
             opponents = self.pool.sample(rng, n - 1)
             self.seat_specs = opponents[: self.learner] + ["learner"] + opponents[self.learner :]
             for spec in set(opponents):

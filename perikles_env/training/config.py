@@ -23,6 +23,7 @@ from perikles_env.agents import AgentError, make_agent
 from perikles_env.analysis.encoding import check_features
 from perikles_env.engine import MAX_GAME_DECISIONS
 from perikles_env.engine import data as D
+from perikles_env.engine.backend import resolve_backend
 from perikles_env.errors import InvalidConfigError
 from perikles_env.single_agent import RewardConfig
 from perikles_env.training.config_files import find_config
@@ -52,6 +53,7 @@ class EnvSection:
     illegal_action_penalty: float = -1.0
     max_decisions: int = MAX_GAME_DECISIONS
     features: list[str] = field(default_factory=list)
+    backend: str | None = None  # engine of every game: auto | native | python (docs/native.md)
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -81,6 +83,11 @@ class EnvSection:
             check_features(self.features)
         except InvalidConfigError as exc:
             raise InvalidConfigError(f"env.features: {exc}") from exc
+        if self.backend is not None:
+            try:
+                resolve_backend(self.backend)
+            except InvalidConfigError as exc:
+                raise InvalidConfigError(f"env.{exc}") from exc
 
     @property
     def seat(self) -> int | None:

@@ -45,6 +45,7 @@ def env_kwargs(config: TrainConfig) -> dict[str, Any]:
         "illegal_action_penalty": config.env.illegal_action_penalty,
         "max_decisions": config.env.max_decisions,
         "features": tuple(config.env.features),
+        "backend": config.env.backend,
     }
 
 

@@ -65,3 +65,36 @@ def test_bad_backend_is_a_typed_error_everywhere(bad) -> None:
         make_env(num_players=3, backend=bad)
     with pytest.raises(InvalidConfigError, match="backend"):
         EvalConfig(lineups=(("random",) * 3,), backend=bad)
+
+
+@needs_native
+def test_single_agent_env_is_identical_on_both_engines() -> None:
+    from perikles_env.single_agent import PeriklesSingleAgentEnv
+
+    traces = {}
+    for backend in ("python", "native"):
+        env = PeriklesSingleAgentEnv(
+            num_players=4, opponents="heuristic", features=("battle",), backend=backend
+        )
+        assert env.backend == backend
+        rng = np.random.default_rng(3)
+        obs, _ = env.reset(seed=3)
+        trace = [obs.tobytes()]
+        for _ in range(150):
+            obs, reward, term, trunc, info = env.step(
+                int(rng.choice(np.flatnonzero(env.action_masks())))
+            )
+            trace.append((obs.tobytes(), reward, term, trunc))
+            if term or trunc:
+                obs, _ = env.reset()
+        traces[backend] = trace
+    assert traces["python"] == traces["native"]
+
+
+def test_training_config_checks_the_backend() -> None:
+    pytest.importorskip("yaml")
+    from perikles_env.training.config import config_from_dict
+
+    assert config_from_dict({}, ["env.backend=python"]).env.backend == "python"
+    with pytest.raises(InvalidConfigError, match="env.backend"):
+        config_from_dict({}, ["env.backend=gpu"])
