@@ -27,10 +27,9 @@ class Phase(IntEnum):
     GAME_OVER = 15  # terminal
 
 
-# Decision phases of turn phases 1-3 (setup included): the elections (B.6) are still ahead.
-BEFORE_ELECTIONS = frozenset(
+# Decision phases of the influence phase (B.3-B.4): a tile pick and what it leads to.
+INFLUENCE_PHASES = frozenset(
     (
-        Phase.SETUP_PLACE,
         Phase.INFLUENCE_PICK,
         Phase.ALKIBIADES_CUBE,
         Phase.ALKIBIADES_DEST,
@@ -38,8 +37,9 @@ BEFORE_ELECTIONS = frozenset(
         Phase.CANDIDATE_TILE,
         Phase.ASSASSIN_TILE,
         Phase.POST_PICK_SPECIAL,
-        Phase.PROPOSE,
     )
 )
+# Decision phases of turn phases 1-3 (setup included): the elections (B.6) are still ahead.
+BEFORE_ELECTIONS = frozenset((Phase.SETUP_PLACE, Phase.PROPOSE)) | INFLUENCE_PHASES
 # Decision phases in which a location's counters lie face up (phase 6, C.2).
 BATTLE_PHASES = frozenset((Phase.BATTLE_SPECIAL, Phase.CASUALTY))

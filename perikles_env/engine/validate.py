@@ -29,7 +29,7 @@ from ..errors import InvalidStateError
 from . import actions as A
 from . import data as D
 from . import invariants as I
-from .phases import Phase
+from .phases import BEFORE_ELECTIONS, INFLUENCE_PHASES, Phase
 
 if TYPE_CHECKING:
     from .game import Game
@@ -41,24 +41,14 @@ _NUM_BOXES = D.LOCATION_SLOTS * 4
 _MAX_TILES = max(D.TILES_PER_PLAYER.values())
 _MAX_ROUNDS = max(len(t.rounds) for t in D.LOCATION_TILES)
 
-_INFLUENCE = frozenset(
-    (
-        Phase.INFLUENCE_PICK,
-        Phase.ALKIBIADES_CUBE,
-        Phase.ALKIBIADES_DEST,
-        Phase.ANY_CITY,
-        Phase.CANDIDATE_TILE,
-        Phase.ASSASSIN_TILE,
-        Phase.POST_PICK_SPECIAL,
-    )
-)
+_INFLUENCE = INFLUENCE_PHASES
 _AFTER_TILE = frozenset(
     (Phase.ANY_CITY, Phase.CANDIDATE_TILE, Phase.ASSASSIN_TILE, Phase.POST_PICK_SPECIAL)
 )
 _ALKIBIADES = frozenset((Phase.ALKIBIADES_CUBE, Phase.ALKIBIADES_DEST))
 _MILITARY = frozenset((Phase.SPARTA_CHOICE, Phase.DEAD_POOL, Phase.COMMIT, Phase.PERMISSION))
 _BATTLE = frozenset((Phase.BATTLE_SPECIAL, Phase.CASUALTY))
-_BEFORE_BATTLES = frozenset((Phase.SETUP_PLACE, Phase.PROPOSE)) | _INFLUENCE | _MILITARY
+_BEFORE_BATTLES = BEFORE_ELECTIONS | _MILITARY
 _QUEUE_BUILT = frozenset((Phase.DEAD_POOL, Phase.COMMIT, Phase.PERMISSION)) | _BATTLE
 
 Check = Callable[[str, Any], None]
