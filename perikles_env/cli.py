@@ -27,6 +27,14 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def positive_int(text: str) -> int:
+    """An ``argparse`` type: a decimal integer >= 1."""
+    value = non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
 def seed(text: str) -> int:
     """An ``argparse`` type: a game seed, 0 to 2**64 - 1 (the engine's RNG state)."""
     value = non_negative_int(text)

@@ -19,7 +19,6 @@ action is then played, so the candidate never steers the game. Decisions are gro
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,10 +30,11 @@ from perikles_env.agents.base import pick_best
 from perikles_env.agents.heuristic import HeuristicAgent
 from perikles_env.agents.heuristic.agent import score_actions
 from perikles_env.analysis.view import PlayerView
+from perikles_env.cli import CliParser, player_count, positive_int, seed
 from perikles_env.engine import Game, GameConfig
 from perikles_env.engine import actions as A
 from perikles_env.engine.phases import Phase
-from perikles_env.errors import InvalidConfigError
+from perikles_env.errors import InvalidConfigError, PeriklesError
 from perikles_env.files import write_text
 
 TIE = 1e-9  # the tolerance of pick_best: scores this close to the best are ties
@@ -201,15 +201,18 @@ def markdown(report: dict[str, object]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = CliParser(prog="agreement", description=__doc__.split("\n\n")[0])
     parser.add_argument("--agent", required=True, help="agent spec, e.g. ppo:runs/x/model.zip")
-    parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=900_000, help="first game seed (held out)")
+    parser.add_argument("--games", type=positive_int, default=20)
+    parser.add_argument("--players", type=player_count, default=4)
+    parser.add_argument("--seed", type=seed, default=900_000, help="first game seed (held out)")
     parser.add_argument("--teacher", default="heuristic", help="heuristic spec")
     parser.add_argument("--json", help="also write the report as JSON here")
     args = parser.parse_args(argv)
-    report = measure_agreement(args.agent, args.games, args.players, args.seed, args.teacher)
+    try:
+        report = measure_agreement(args.agent, args.games, args.players, args.seed, args.teacher)
+    except PeriklesError as exc:  # unknown agent, unreadable model file, ...
+        parser.error(str(exc))
     data = report.to_dict()
     print(markdown(data), end="")
     if args.json:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perikles_env.agents import split_specs
+from perikles_env.cli import CliParser
 from perikles_env.errors import InvalidConfigError
 
 from .evaluation.config import EvalConfig, expand_lineup, load_config
@@ -176,7 +177,7 @@ def _players_arg(text: str) -> list[int]:
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
+    p = CliParser(
         prog="perikles-evaluate",
         description="Play agents against each other and report win rates, ranks, VP and ratings.",
     )

@@ -27,6 +27,7 @@ from typing import Any
 
 import yaml
 
+from perikles_env.cli import CliParser
 from perikles_env.errors import InvalidConfigError
 from perikles_env.files import write_text
 
@@ -421,7 +422,7 @@ def print_summary(summary: dict[str, Any]) -> None:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
+    p = CliParser(
         prog="perikles-train", description="Train a Perikles agent with MaskablePPO self-play."
     )
     p.add_argument("--config", help="YAML config (configs/smoke.yaml, default.yaml, long.yaml)")

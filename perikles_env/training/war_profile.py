@@ -14,15 +14,16 @@ is") has a table made with it.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import Counter
 
 import numpy as np
 
 from perikles_env.agents import make_agent, split_specs
+from perikles_env.cli import CliParser, player_count, positive_int, seed
 from perikles_env.engine import Game, GameConfig
 from perikles_env.engine import actions as A
+from perikles_env.errors import PeriklesError
 
 COLUMNS = (
     ("win", "win"),
@@ -83,17 +84,20 @@ def table(rows: dict[str, dict[str, float]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = CliParser(prog="war_profile", description=__doc__.split("\n\n")[0])
     parser.add_argument("--agents", required=True, help="comma-separated agent specs")
     parser.add_argument("--opponent", default="random", help="agent spec for every other seat")
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--games", type=int, default=40)
-    parser.add_argument("--seed", type=int, default=500)
+    parser.add_argument("--players", type=player_count, default=4)
+    parser.add_argument("--games", type=positive_int, default=40)
+    parser.add_argument("--seed", type=seed, default=500)
     args = parser.parse_args(argv)
-    rows = {
-        spec: profile(spec, args.opponent, args.players, args.games, args.seed)
-        for spec in split_specs(args.agents)
-    }
+    try:
+        rows = {
+            spec: profile(spec, args.opponent, args.players, args.games, args.seed)
+            for spec in split_specs(args.agents)
+        }
+    except PeriklesError as exc:  # unknown agent, unreadable model file, ...
+        parser.error(str(exc))
     print(table(rows))
     return 0
 

@@ -37,7 +37,9 @@ def test_backend_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     assert type(Game.new(backend="native")) is native.NativeGame
     assert type(Game.new(backend="auto")) is native.NativeGame
     assert type(Game.new(backend="python")) is Game
-    assert type(Game.new()) is Game  # default: $PERIKLES_BACKEND, else python
+    assert type(Game.new()) is native.NativeGame  # default: $PERIKLES_BACKEND, else auto
+    monkeypatch.setenv("PERIKLES_BACKEND", "python")
+    assert type(Game.new()) is Game
     monkeypatch.setenv("PERIKLES_BACKEND", "auto")
     assert type(Game.new()) is native.NativeGame
     monkeypatch.setenv("PERIKLES_BACKEND", "python")

@@ -148,9 +148,9 @@ def test_game_over_before_learner_decides_deals_a_new_game(monkeypatch):
     calls = []
     real_new = Game.new
 
-    def fake_new(config, seed):
+    def fake_new(config, seed, backend=None):
         calls.append(seed)
-        return finished.clone() if len(calls) == 1 else real_new(config, seed=seed)
+        return finished.clone() if len(calls) == 1 else real_new(config, seed=seed, backend=backend)
 
     monkeypatch.setattr(single_agent_module.Game, "new", fake_new)
     env = PeriklesSingleAgentEnv()

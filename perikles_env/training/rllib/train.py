@@ -30,6 +30,7 @@ from typing import Any
 import yaml
 
 from ...agents.rllib_policy import MODULE_ID, export_policy, model_config
+from ...cli import CliParser
 from ...errors import InvalidConfigError
 from .config import RLlibConfig, load_config
 from .env import PeriklesMultiAgentEnv
@@ -242,7 +243,7 @@ def _evaluate(cfg: RLlibConfig, checkpoint: Path, run_dir: Path, log: Callable) 
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
+    p = CliParser(
         prog="perikles-train-rllib",
         description="Multi-agent PPO with RLlib (new API stack), locally or on a Ray cluster.",
     )
