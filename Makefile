@@ -36,28 +36,20 @@ test: venv
 test-slow: venv
 	$(VPY) -m pytest -n 2 -q -m slow || [ $$? -eq 5 ]
 
-# the optional `rllib` extra (its requirements as pyproject.toml lists them; torch stays
-# pinned), then every RLlib test, the slow end-to-end run included (~1-2 min on 2 cores)
-RLLIB_STAMP := $(VENV)/.rllib-installed
-$(RLLIB_STAMP): $(STAMP) pyproject.toml
+# An optional extra's requirements, installed as pyproject.toml lists them (torch stays
+# pinned; the main install is not redone), once: .venv/.<extra>-installed records it.
+$(VENV)/.%-installed: $(STAMP) pyproject.toml
 	$(VPY) -c "import subprocess, sys, tomllib; \
-	  deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['rllib']; \
+	  deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['$*']; \
 	  subprocess.check_call([sys.executable, '-m', 'pip', 'install', *deps])"
-	touch $(RLLIB_STAMP)
+	touch $@
 
-test-rllib: $(RLLIB_STAMP)
+# every RLlib test, the slow end-to-end run included (~1-2 min on 2 cores)
+test-rllib: $(VENV)/.rllib-installed
 	$(VPY) -m pytest -q -p no:xdist tests/rllib -m 'slow or not slow'
 
-# the optional `openspiel` extra (installed the same way), then the OpenSpiel game's tests,
-# IS-MCTS's win-rate game series included (~1 min on 2 cores)
-OPENSPIEL_STAMP := $(VENV)/.openspiel-installed
-$(OPENSPIEL_STAMP): $(STAMP) pyproject.toml
-	$(VPY) -c "import subprocess, sys, tomllib; \
-	  deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['openspiel']; \
-	  subprocess.check_call([sys.executable, '-m', 'pip', 'install', *deps])"
-	touch $(OPENSPIEL_STAMP)
-
-test-openspiel: $(OPENSPIEL_STAMP)
+# the OpenSpiel game's tests, IS-MCTS's win-rate game series included (~1 min on 2 cores)
+test-openspiel: $(VENV)/.openspiel-installed
 	$(VPY) -m pytest -q -p no:xdist tests/openspiel -m 'slow or not slow'
 
 train: venv
