@@ -6,8 +6,9 @@ Targets: >= 20,000 decisions/s at 4 players and >= 50,000 clones/s.
 
     python benchmarks/engine_speed.py [--games N] [--repeats R] [--players 3,4,5]
 
-A "decision" is one ``legal_actions()`` + policy choice + ``apply_action()``; a clone is one
-``Game.clone()`` of a state met during that play (every 8th decision state is kept).
+The Python engine, the reference (``benchmarks/native_speed.py`` measures the C++ core
+beside it). A "decision" is one ``legal_actions()`` + policy choice + ``apply_action()``; a
+clone is one ``Game.clone()`` of a state met during that play (every 8th state is kept).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def play(n: int, games: int, seed0: int, record_events: bool) -> tuple[float, in
     kept: list[Game] = []
     elapsed = 0.0
     for seed in range(seed0, seed0 + games):
-        g = Game.new(config, seed=seed)
+        g = Game.new(config, seed=seed, backend="python")
         policy = Rng(seed)
         start = time.perf_counter()
         while not g.is_terminal:

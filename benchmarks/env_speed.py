@@ -74,6 +74,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=10.0, help="per environment")
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument(
+        "--backend",
+        default="python",
+        choices=("python", "native", "auto"),
+        help="engine under the perikles env (benchmarks/vector_speed.py measures native)",
+    )
     args = parser.parse_args()
     from pettingzoo.classic import connect_four_v3, texas_holdem_v4
 
@@ -82,13 +88,21 @@ def main() -> None:
     cases: list[tuple[str, Callable[[], Any]]] = [
         ("connect_four_v3", connect_four_v3.env),
         ("texas_holdem_v4", texas_holdem_v4.env),
-    ] + [(f"perikles {n}p", lambda n=n: perikles(num_players=n)) for n in (3, 4, 5)]
-    rates = measure(cases, args.seconds, args.rounds)
+    ] + [
+        (f"perikles {n}p", lambda n=n: perikles(num_players=n, backend=args.backend))
+        for n in (3, 4, 5)
+    ]
+    print_ratios(measure(cases, args.seconds, args.rounds), "environment", 18)
+
+
+def print_ratios(rates: dict[str, list[float]], label: str, width: int) -> None:
+    """One row per case: median decisions/s and the median ratio to connect_four_v3 over
+    the interleaved slices (each slice's ratio uses the same moment's connect-four rate)."""
     base = rates["connect_four_v3"]
-    print(f"{'environment':18} {'decisions/s':>12} {'vs connect_four':>16}")
+    print(f"{label:{width}} {'decisions/s':>12} {'vs connect_four':>16}")
     for name, slices in rates.items():
         ratio = statistics.median(r / b for r, b in zip(slices, base, strict=True))
-        print(f"{name:18} {statistics.median(slices):12,.0f} {ratio:15.2f}x")
+        print(f"{name:{width}} {statistics.median(slices):12,.0f} {ratio:15.2f}x")
 
 
 if __name__ == "__main__":

@@ -21,13 +21,12 @@ Usage: ``python benchmarks/vector_speed.py [--seconds 10] [--rounds 10] [--num-e
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from env_speed import Runner
+from env_speed import Runner, print_ratios
 
 
 class VectorRunner:
@@ -88,11 +87,7 @@ def main() -> None:
     for _ in range(args.rounds):
         for name, runner in runners.items():
             rates[name].append(runner.run(args.seconds / args.rounds))
-    base = rates["connect_four_v3"]
-    print(f"{'case':30} {'decisions/s':>12} {'vs connect_four':>16}")
-    for name, slices in rates.items():
-        ratio = statistics.median(r / b for r, b in zip(slices, base, strict=True))
-        print(f"{name:30} {statistics.median(slices):12,.0f} {ratio:15.2f}x")
+    print_ratios(rates, "case", 30)
 
 
 if __name__ == "__main__":
