@@ -435,6 +435,118 @@ struct Engine {
     return int_list(w, cnt);
   }
 
+  // ---- rule queries (queries.py dispatches here for a NativeGame) ----
+  // Arguments outside the ranges below raise ValueError; queries.py then answers with the
+  // Python reference instead, so both backends give the same result or error for any input.
+  static void need(bool ok, const char* what) {
+    if (!ok) throw nb::value_error(what);
+  }
+  void check_player(int p) {
+    need(p >= 0 && p < pk::MAXP, "player out of range");
+    ensure_checked();
+  }
+  static nb::list target_list(const pk::Target* t, int count) {
+    nb::list out;
+    for (int i = 0; i < count; ++i) out.append(nb::make_tuple(t[i].slot, t[i].side, t[i].status));
+    return out;
+  }
+  nb::list placement_targets(int p, int x, bool first, bool skip_hoplite_only) {
+    check_player(p);
+    need(x >= 0 && x < pk::NMC, "city out of range");
+    pk::Target t[2 * pk::SLOTS];
+    return target_list(t, g.open_targets(p, x, first, skip_hoplite_only, t));
+  }
+  nb::list placement_targets_in(int p, int x, bool first, bool skip_hoplite_only,
+                                const std::vector<int>& slots) {
+    check_player(p);
+    need(x >= 0 && x < pk::NMC, "city out of range");
+    for (int s : slots) need(s >= 0 && s < pk::SLOTS, "slot out of range");
+    std::vector<pk::Target> t(2 * slots.size());
+    int count = g.open_targets(p, x, first, skip_hoplite_only, t.data(), slots.data(),
+                               static_cast<int>(slots.size()));
+    return target_list(t.data(), count);
+  }
+  void check_place(int p, int slot, int side) {
+    check_player(p);
+    need(slot >= 0 && slot < pk::SLOTS && (side == 0 || side == 1), "slot or side out of range");
+  }
+  int placement_status(int p, int x, int slot, int side) {
+    check_place(p, slot, side);
+    need(x >= 0 && x < pk::NMC, "city out of range");
+    return g.target_status(p, x, slot, side);
+  }
+  int class_placement_status(int p, int klass, int slot, int side) {
+    check_place(p, slot, side);
+    need(klass >= 0 && klass < pk::NC, "class out of range");
+    return g.class_placement_status(p, klass, slot, side);
+  }
+  nb::list proposals(int p) {  // (city, nominee) pairs, from the PROPOSE actions
+    check_player(p);
+    pk::Actions actions;
+    g.proposals(p, actions);
+    nb::list out;
+    for (int a : actions) {
+      int city = (a - pk::PROPOSE) / pk::MAXP, offset = (a - pk::PROPOSE) % pk::MAXP;
+      out.append(nb::make_tuple(city, (p + offset) % g.n));
+    }
+    return out;
+  }
+  nb::list assassination_targets(int first) {  // (city, seat or ASSASSIN_ALPHA / _BETA)
+    check_player(first);
+    pk::Actions actions;
+    g.assassination_targets(first, actions);
+    nb::list out;
+    for (int a : actions) {
+      int city = (a - pk::ASSASSINATE) / 7, target = (a - pk::ASSASSINATE) % 7;
+      out.append(nb::make_tuple(city, target < pk::MAXP ? (first + target) % g.n : target));
+    }
+    return out;
+  }
+  void check_city(int city) {
+    need(city >= 0 && city < pk::NUM_CITIES, "city out of range");
+    ensure_checked();
+  }
+  nb::list plague_losses(int city) {
+    check_city(city);
+    int losses[pk::MAXP];
+    g.plague_losses(city, losses);
+    return int_list(losses, g.n);
+  }
+  nb::tuple election_outcome(int city) {
+    check_city(city);
+    int loss, leader = g.election_outcome(city, &loss);
+    return nb::make_tuple(leader, loss);
+  }
+  void check_slot(int slot, int unit_type) {
+    need(slot >= 0 && slot < pk::SLOTS, "slot out of range");
+    need(unit_type == pk::HOPLITE || unit_type == pk::TRIREME, "unit type out of range");
+    ensure_checked();
+  }
+  nb::tuple round_strengths(int slot, int unit_type) {
+    check_slot(slot, unit_type);
+    int attack, defence;
+    g.round_strengths(slot, unit_type, &attack, &defence);
+    return nb::make_tuple(attack, defence);
+  }
+  nb::list predicted_rounds(int slot) {
+    check_slot(slot, pk::HOPLITE);
+    pk::Round rounds[2];
+    int count = g.predicted_rounds(slot, rounds);
+    nb::list out;
+    for (int i = 0; i < count; ++i)
+      out.append(nb::make_tuple(rounds[i].unit_type, rounds[i].kind, rounds[i].attack, rounds[i].defence));
+    return out;
+  }
+  // A copy with everything hidden from `player` resampled (determinize.py).
+  Engine* determinized(int player, uint64_t seed) {
+    ensure_checked();
+    need(player >= 0 && player < g.n, "player: no such seat");
+    auto* copy = new Engine(*this);
+    copy->g.determinize(player, seed);
+    copy->legal_valid = false;
+    return copy;
+  }
+
   // Uniform random play to the end, entirely in C++: the policy picks legal[r.randrange(len)]
   // with r = SplitMix64(policy_seed), the same policy as benchmarks/engine_speed.py. Returns
   // the number of decisions made.
@@ -576,6 +688,21 @@ NB_MODULE(_native, m) {
       .def("scores", &Engine::scores)
       .def("winners", &Engine::winners)
       .def("random_playout", &Engine::random_playout)
+      .def("determinize", &Engine::determinized, nb::rv_policy::take_ownership)
+      .def("placement_targets", &Engine::placement_targets)
+      .def("placement_targets_in", &Engine::placement_targets_in)
+      .def("placement_status", &Engine::placement_status)
+      .def("class_placement_status", &Engine::class_placement_status)
+      .def("proposals", &Engine::proposals)
+      .def("assassination_targets", &Engine::assassination_targets)
+      .def("plague_losses", &Engine::plague_losses)
+      .def("election_outcome", &Engine::election_outcome)
+      .def("round_strengths", &Engine::round_strengths)
+      .def("predicted_rounds", &Engine::predicted_rounds)
+      .def("cube_vp", [](Engine& e, int p) { e.check_player(p); return e.g.cube_vp(p); })
+      .def("statue_vp", [](Engine& e, int p) { e.check_player(p); return e.g.statue_vp(p); })
+      .def("location_vp", [](Engine& e, int p) { e.check_player(p); return e.g.location_vp(p); })
+      .def("statue_count", [](Engine& e, int p) { e.check_player(p); return e.g.statue_count(p); })
       .def("clone_repeatedly", [](const Engine& e, int count) {
         // `count` copies of this state in C++ (what a C++ search does per simulation);
         // for benchmarks/native_speed.py.

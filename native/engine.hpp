@@ -125,20 +125,32 @@ struct Rng {
   int randrange(int n) {
     if (n <= 0) throw std::invalid_argument("randrange() needs n > 0");
     uint64_t un = static_cast<uint64_t>(n);
-    uint64_t rem = (UINT64_MAX % un + 1) % un;  // 2**64 % n
     for (;;) {
       uint64_t r = next64();
+      // Accept r below 2**64 - 2**64 % n, as rng.py does; r < 2**64 - n is always below
+      // it, so the remainder (a second division) is computed only for the top n values.
+      if (r < 0 - un) return static_cast<int>(r % un);
+      uint64_t rem = (0 - un) % un;  // 2**64 % n
       if (rem == 0 || r < 0 - rem) return static_cast<int>(r % un);
     }
   }
-  template <int N>
-  void shuffle(SVec<N>& items) {
-    for (int i = items.n - 1; i > 0; --i) std::swap(items.v[i], items.v[randrange(i + 1)]);
+  template <typename I>
+  void shuffle(I* items, int count) {  // Fisher-Yates, as rng.py's shuffle
+    for (int i = count - 1; i > 0; --i) std::swap(items[i], items[randrange(i + 1)]);
   }
+  template <int N>
+  void shuffle(SVec<N>& items) { shuffle(items.v, items.n); }
 };
 
 struct Target {
   int slot, side, status;
+};
+
+// queries.py: placement statuses and the kinds of a combat round (C.3).
+constexpr int ILLEGAL = 0, LEGAL = 1, NEEDS_PERMISSION = 2;
+constexpr int ROUND_EMPTY = 0, ROUND_ATTACKER = 1, ROUND_DEFENDER = 2, ROUND_DICE = 3;
+struct Round {
+  int unit_type, kind, attack, defence;
 };
 
 using Actions = std::vector<int>;
@@ -324,6 +336,162 @@ struct Game {
     int s = 0;
     for (int v : cubes) s += v;
     return s;
+  }
+
+  // ================= rule queries (perikles_env/engine/queries.py) =================
+  // The rules below call these, and bindings.cpp answers queries.py's functions with them
+  // for a NativeGame (the placement queries are under phase 5, the VP ones under scoring).
+  static bool fights_rounds(int tile, bool attacked, bool defended) {  // C.2
+    return attacked && (defended || T.loc_militia[tile][0] || T.loc_militia[tile][1]);
+  }
+  static int round_kind(int tile, int unit_type, int attackers, int defenders) {  // C.3
+    if (!attackers) return defenders ? ROUND_DEFENDER : ROUND_EMPTY;
+    if (defenders || T.loc_militia[tile][unit_type]) return ROUND_DICE;
+    return ROUND_ATTACKER;
+  }
+  // Game.round_strengths: (attack, defence) entering the CRT for a round at `slot` now
+  // (C.4, D.5, D.7): counters (doubled by a Brasidas / Phormio on this round), rebels, militia.
+  void round_strengths(int slot, int unit_type, int* attack, int* defence) const {
+    int tile = tile_at(slot);
+    *attack = strength(slot, ATT, unit_type) + T.loc_rebels[tile][unit_type];
+    *defence = strength(slot, DEF, unit_type) + T.loc_militia[tile][unit_type];
+  }
+  // Game.predicted_rounds (queries.location_rounds with the counters at `slot` now, no
+  // doubling); returns the number of rounds written to `out` (at most 2).
+  int predicted_rounds(int slot, Round* out) const {
+    int tile = tile_at(slot), count = T.loc_nrounds[tile];
+    for (int i = 0; i < count; ++i) {
+      int t = T.loc_round[tile][i];
+      int attack = side_strength(slot, ATT, t, -1), defence = side_strength(slot, DEF, t, -1);
+      int kind = round_kind(tile, t, counters(slot, ATT, t), counters(slot, DEF, t));
+      if (kind == ROUND_DICE) {
+        attack += T.loc_rebels[tile][t];
+        defence += T.loc_militia[tile][t];
+      }
+      out[i] = {t, kind, attack, defence};
+    }
+    return count;
+  }
+  // Cubes each of the n players loses in `city` to Plague (D.2, E19).
+  void plague_losses(int city, int* out) const {
+    for (int q = 0; q < n; ++q) {
+      int in_main = cubes[city * 5 + q];
+      int total = in_main + (cand[city * 2] == q) + (cand[city * 2 + 1] == q);
+      out[q] = std::min(total / 2, in_main);
+    }
+  }
+  // The leader elected in `city` (-1: none) and the cubes he loses (B.6, E36).
+  int election_outcome(int city, int* loss) const {
+    int alpha = cand[city * 2], beta = cand[city * 2 + 1];
+    *loss = 0;
+    if (alpha < 0) return -1;
+    if (beta < 0) return alpha;
+    int a_count = cubes[city * 5 + alpha], b_count = cubes[city * 5 + beta];
+    if (a_count >= b_count) {
+      *loss = b_count;
+      return alpha;
+    }
+    *loss = a_count;
+    return beta;
+  }
+  int cube_vp(int p) const {  // B.10
+    int total = 0;
+    for (int c = 0; c < NUM_CITIES; ++c) total += cubes[c * 5 + p];
+    for (int s : cand) total += s == p;
+    return total;
+  }
+  int statue_vp(int p) const {  // A.2, B.10
+    int total = 0;
+    for (int c = 0; c < NUM_CITIES; ++c) total += statues[c * 5 + p] * statue_value(c, defeats[c]);
+    return total;
+  }
+
+  // ================= determinize (perikles_env/engine/determinize.py) =================
+  // Resample everything hidden from `player` (docs/rules.md F) in place: the same draws of
+  // the same SplitMix64 stream in the same order as the Python reference, so the same seed
+  // gives the same sample on both engines. The caller works on a copy.
+  int revealed_slot() const {  // information.revealed_slot
+    return (phase == BATTLE_SPECIAL || phase == CASUALTY_PH) && b_round >= 0 ? b_slot : -1;
+  }
+  void determinize(int player, uint64_t seed) {
+    Rng r;
+    r.state = seed;
+    resample_specials(player, r);
+    resample_strengths(player, r);
+    std::sort(influence_deck.v, influence_deck.v + influence_deck.n);
+    r.shuffle(influence_deck);
+    std::sort(loc_deck.v, loc_deck.v + loc_deck.n);
+    r.shuffle(loc_deck);
+    rng.state = r.next64();
+  }
+  void resample_specials(int player, Rng& r) {
+    int holders[MAXP], nh = 0;
+    SVec<NSPEC + MAXP> hidden;
+    for (int q = 0; q < n; ++q)
+      if (q != player && special[q] >= 0) {
+        holders[nh++] = q;
+        hidden.push(special[q]);
+      }
+    for (int i = 0; i < unseen_specials.n; ++i) hidden.push(unseen_specials[i]);
+    std::sort(hidden.v, hidden.v + hidden.n);
+    r.shuffle(hidden);
+    for (int i = 0; i < nh; ++i) special[holders[i]] = hidden.pop();
+    std::sort(hidden.v, hidden.v + hidden.n);
+    unseen_specials.clear();
+    for (int i = 0; i < hidden.n; ++i) unseen_specials.push(hidden[i]);
+  }
+  void resample_strengths(int player, Rng& r) {
+    int known = led_mask(player), revealed = revealed_slot();
+    std::vector<int> places, strengths;  // place: -1 pool, -2 pending request, else box
+    for (int city = 0; city < NMC; ++city) {
+      if (known >> city & 1) continue;
+      for (int t = HOPLITE; t <= TRIREME; ++t) {
+        places.clear();
+        strengths.clear();
+        shuffle_city_type(class_of(city, t, 1), revealed, places, strengths, r);
+      }
+    }
+  }
+  // Deal the strengths of one (city, type), classes first..first+3, over the same places.
+  void shuffle_city_type(int first, int revealed, std::vector<int>& places,
+                         std::vector<int>& strengths, Rng& r) {
+    bool requested = pending.n > 0 && pending[0] >= first && pending[0] < first + 4;
+    if (requested) {
+      pool[pending[0]] -= 1;  // the requested counter is still in the pool
+      places.push_back(-2);
+      strengths.push_back(pending[0]);
+    }
+    for (int k = first; k < first + 4; ++k) {
+      for (int i = 0; i < pool[k]; ++i) {
+        places.push_back(-1);
+        strengths.push_back(k);
+      }
+      pool[k] = 0;
+    }
+    for (int b = 0; b < NBOX; ++b) {
+      if (b / 4 == revealed) continue;
+      for (int k = first; k < first + 4; ++k) {
+        int& count = at[b * NC + k];
+        for (int i = 0; i < count; ++i) {
+          places.push_back(b);
+          strengths.push_back(k);
+        }
+        count = 0;
+      }
+    }
+    std::sort(strengths.begin(), strengths.end());
+    r.shuffle(strengths.data(), static_cast<int>(strengths.size()));
+    for (size_t i = 0; i < places.size(); ++i) {
+      int place = places[i], k = strengths[i];
+      if (place == -1) {
+        pool[k] += 1;
+      } else if (place == -2) {
+        pending[0] = k;
+        pool[k] += 1;
+      } else {
+        at[place * NC + k] += 1;
+      }
+    }
   }
 
   // ================= the decision API =================
@@ -557,12 +725,11 @@ struct Game {
     else phase = INFLUENCE_PICK;
   }
   void plague(int city) {
+    int losses[MAXP];
+    plague_losses(city, losses);
     for (int q = 0; q < n; ++q) {
-      int in_main = cubes[city * 5 + q];
-      int cnt = in_main + (cand[city * 2] == q) + (cand[city * 2 + 1] == q);
-      int loss = std::min(cnt / 2, in_main);
-      if (loss) remove_cubes(q, city, loss);
-      log(EV_PLAGUE_LOSS, {q, city, loss});
+      if (losses[q]) remove_cubes(q, city, losses[q]);
+      log(EV_PLAGUE_LOSS, {q, city, losses[q]});
     }
   }
   void alki_cube_actions(int city, int owner, Actions& out) {
@@ -613,14 +780,16 @@ struct Game {
     cubes[city * 5 + q] -= 1;
     log(EV_PROPOSE, {current, city, q, slot & 1});
   }
-  void legal_assassin(Actions& out) {
+  // queries.assassination_targets (B.4 step 3, E16) as ASSASSINATE ids, seats from `first`.
+  void assassination_targets(int first, Actions& out) const {
     for (int c = 0; c < NUM_CITIES; ++c) {
       for (int off = 0; off < n; ++off)
-        if (cubes[c * 5 + seat(off)]) out.push_back(ASSASSINATE + c * 7 + off);
+        if (cubes[c * 5 + (first + off) % n]) out.push_back(ASSASSINATE + c * 7 + off);
       if (cand[c * 2] >= 0) out.push_back(ASSASSINATE + c * 7 + 5);
       if (cand[c * 2 + 1] >= 0) out.push_back(ASSASSINATE + c * 7 + 6);
     }
   }
+  void legal_assassin(Actions& out) const { assassination_targets(current, out); }
   void apply_assassin(int a) {
     int city = (a - ASSASSINATE) / 7, target = (a - ASSASSINATE) % 7;
     int victim, where;
@@ -667,26 +836,16 @@ struct Game {
   }
   void elections() {
     for (int c = 0; c < NUM_CITIES; ++c) {
+      int loss, winner = election_outcome(c, &loss);
       int alpha = cand[c * 2], beta = cand[c * 2 + 1];
       cand[c * 2] = cand[c * 2 + 1] = -1;
-      if (alpha < 0) {
+      if (winner < 0) {
         log(EV_ELECTION, {c, -1, 0});
         continue;
       }
       supply[alpha] += 1;
-      int winner = alpha, loss = 0;
-      if (beta >= 0) {
-        supply[beta] += 1;
-        int a_count = cubes[c * 5 + alpha], b_count = cubes[c * 5 + beta];
-        if (a_count >= b_count) {
-          winner = alpha;
-          loss = b_count;
-        } else {
-          winner = beta;
-          loss = a_count;
-        }
-        remove_cubes(winner, c, loss);
-      }
+      if (beta >= 0) supply[beta] += 1;
+      remove_cubes(winner, c, loss);
       leader[c] = winner;
       log(EV_ELECTION, {c, winner, loss});
     }
@@ -817,33 +976,41 @@ struct Game {
   }
 
   // ---- B.7.6 placement legality (queries.placement_targets) ----
-  int open_targets(int p, int x, bool first, bool skip_hoplite_only, Target* out) const {
+  // Over all slots, or over `nslots` of `slots` in that order; `out` holds 2 per slot.
+  int open_targets(int p, int x, bool first, bool skip_hoplite_only, Target* out,
+                   const int* slots = nullptr, int nslots = SLOTS) const {
     int led = led_mask(p), xbit = 1 << x, war_x = war[x], ally_x = ally[x], cnt = 0;
-    for (int slot = 0; slot < SLOTS; ++slot) {
-      int tile = loc_display[slot];
+    for (int i = 0; i < nslots; ++i) {
+      int slot = slots ? slots[i] : i, tile = loc_display[slot];
       if (skip_hoplite_only && T.loc_hoplite_only[tile]) continue;
       int owner = T.loc_city[tile], owner_leader = leader[owner];
       int attackers = side_cities[slot * 2], defenders = side_cities[slot * 2 + 1] | (1 << owner);
       if (!(main_[slot * 2 + 1] == p || owner_leader == p || (defenders & xbit) ||
             (ally_x & defenders) || (led & defenders) || (war_x & attackers))) {
-        out[cnt++] = {slot, ATT, 1};
+        out[cnt++] = {slot, ATT, LEGAL};
         if (first) return cnt;
       }
       if (main_[slot * 2] == p || (attackers & xbit) || (war_x & defenders) ||
           (ally_x & attackers) || (led & attackers))
         continue;
-      if (owner_leader == p || (perm[slot] & xbit)) out[cnt++] = {slot, DEF, 1};
-      else if (owner_leader >= 0 && !(denied[slot] & xbit)) out[cnt++] = {slot, DEF, 2};
+      if (owner_leader == p || (perm[slot] & xbit)) out[cnt++] = {slot, DEF, LEGAL};
+      else if (owner_leader >= 0 && !(denied[slot] & xbit)) out[cnt++] = {slot, DEF, NEEDS_PERMISSION};
       if (first && cnt) return cnt;
     }
     return cnt;
   }
+  // queries.placement_status
   int target_status(int p, int x, int slot, int side) const {
-    Target t[2 * SLOTS];
-    int cnt = open_targets(p, x, false, false, t);
+    Target t[2];
+    int cnt = open_targets(p, x, false, false, t, &slot, 1);
     for (int i = 0; i < cnt; ++i)
-      if (t[i].slot == slot && t[i].side == side) return t[i].status;
-    return 0;
+      if (t[i].side == side) return t[i].status;
+    return ILLEGAL;
+  }
+  // queries.class_placement_status: with the hoplite-only rule (E24)
+  int class_placement_status(int p, int klass, int slot, int side) const {
+    if (class_type(klass) == TRIREME && T.loc_hoplite_only[loc_display[slot]]) return ILLEGAL;
+    return target_status(p, class_city(klass), slot, side);
   }
   int placeable_cities() const {
     if (step_closed) return 0;
@@ -946,7 +1113,7 @@ struct Game {
     } else {
       int rest = (a - PLACE) / 2, side = (a - PLACE) % 2;
       int klass = rest / SLOTS, slot = rest % SLOTS, x = class_city(klass);
-      if (target_status(current, x, slot, side) == 2) {
+      if (target_status(current, x, slot, side) == NEEDS_PERMISSION) {
         pending.clear();
         pending.push(klass);
         pending.push(slot);
@@ -1101,7 +1268,7 @@ struct Game {
     int slot = b_slot, tile = tile_at(slot);
     log_battle(slot);
     int ma = main_[slot * 2], md = main_[slot * 2 + 1];
-    if (ma >= 0 && (md >= 0 || T.loc_militia[tile][0] || T.loc_militia[tile][1])) return true;
+    if (fights_rounds(tile, ma >= 0, md >= 0)) return true;
     if (ma >= 0) {
       if (counters(slot, ATT, T.loc_round[tile][T.loc_nrounds[tile] - 1])) claim(slot, ATT);
       else unclaimed(slot, WHY_NO_FINAL_ATTACKERS);
@@ -1118,8 +1285,9 @@ struct Game {
   bool step_round() {
     int slot = b_slot, tile = tile_at(slot), unit_type = T.loc_round[tile][b_round];
     if (b_stage == 0) {
-      int a_n = counters(slot, ATT, unit_type), d_n = counters(slot, DEF, unit_type);
-      if (!a_n && !d_n) {
+      int kind = round_kind(tile, unit_type, counters(slot, ATT, unit_type),
+                            counters(slot, DEF, unit_type));
+      if (kind == ROUND_EMPTY) {
         log(EV_ROUND_EMPTY, {slot, unit_type});
         if (b_round == T.loc_nrounds[tile] - 1) {
           unclaimed(slot, WHY_FINAL_EMPTY);
@@ -1130,11 +1298,11 @@ struct Game {
         }
         return true;
       }
-      if (!a_n) {
+      if (kind == ROUND_DEFENDER) {
         round_won(DEF, true);
         return true;
       }
-      if (!d_n && !T.loc_militia[tile][unit_type]) {
+      if (kind == ROUND_ATTACKER) {
         round_won(ATT, true);
         return true;
       }
@@ -1252,9 +1420,8 @@ struct Game {
     return 1 + rng.randrange(6);
   }
   int roll_round(int slot, int unit_type) {
-    int tile = tile_at(slot);
-    int attack = strength(slot, ATT, unit_type) + T.loc_rebels[tile][unit_type];
-    int defence = strength(slot, DEF, unit_type) + T.loc_militia[tile][unit_type];
+    int attack, defence;
+    round_strengths(slot, unit_type, &attack, &defence);
     int column = crt_column(attack, defence);
     int need_a = T.crt_att[column], need_d = T.crt_def[column];
     int* tokens = b_tokens;
@@ -1427,7 +1594,7 @@ struct Game {
     log_turn_start(EV_NEW_TURN, turn, first_player);
     begin_influence_phase();
   }
-  int location_vp(int p) const {
+  int location_vp(int p) const {  // B.10
     int total = 0;
     for (int t = 0; t < NLOC; ++t)
       if (loc_claim[t] >> p & 1) total += T.loc_vp[t];
@@ -1439,13 +1606,7 @@ struct Game {
     return total;
   }
   void scores(int* out) const {
-    for (int p = 0; p < n; ++p) {
-      int total = 0;
-      for (int c = 0; c < NUM_CITIES; ++c)
-        total += cubes[c * 5 + p] + statues[c * 5 + p] * statue_value(c, defeats[c]);
-      for (int s : cand) total += s == p;
-      out[p] = total + location_vp(p);
-    }
+    for (int p = 0; p < n; ++p) out[p] = cube_vp(p) + location_vp(p) + statue_vp(p);
   }
   int winners(int* out) const {
     int sc[MAXP];

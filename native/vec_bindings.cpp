@@ -23,6 +23,7 @@ using I32 = nb::ndarray<int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using U64 = nb::ndarray<uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using F32x2 = nb::ndarray<float, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 using Bool1 = nb::ndarray<bool, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using I32x2 = nb::ndarray<int32_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 
 // The checked C++ state behind a NativeGame's `_c` (a perikles_env._native.Engine).
 Engine& engine_of(nb::handle c) {
@@ -43,19 +44,22 @@ void encode(nb::handle c, int player, Obs1 out, bool oracle) {
 
 struct PyVectorEnv {
   pk::VectorEnv env;
-  PyVectorEnv(int num_envs, int num_players, bool oracle, int learner, int threads)
-      : env(checked(num_envs, num_players, oracle, learner, threads)) {}
+  PyVectorEnv(int num_envs, std::vector<int> counts, bool oracle, bool opponents, int seat, int threads,
+              int64_t max_decisions)
+      : env(checked(num_envs, std::move(counts), oracle, opponents, seat, threads, max_decisions)) {}
 
-  static pk::VectorEnv checked(int num_envs, int num_players, bool oracle, int learner, int threads) {
+  static pk::VectorEnv checked(int num_envs, std::vector<int> counts, bool oracle, bool opponents, int seat,
+                               int threads, int64_t max_decisions) {
     if (!pk::T.ready) throw nb::value_error("configure() was not called");
     try {
-      return pk::VectorEnv(num_envs, num_players, oracle, learner, threads);
+      return pk::VectorEnv(num_envs, std::move(counts), oracle, opponents, seat, threads, max_decisions);
     } catch (const std::invalid_argument& e) {
       throw nb::value_error(e.what());
     }
   }
 
-  pk::VecBuffers buffers(I32 current, Obs2 obs, Mask2 mask, F32x2 rewards, Bool1 terminated) {
+  pk::VecBuffers buffers(I32 current, Obs2 obs, Mask2 mask, F32x2 rewards, Bool1 terminated, Bool1 truncated,
+                         I32x2 scores, I32x2 final_scores, I32 players, I32 decisions) {
     size_t n = static_cast<size_t>(env.num_envs());
     auto need = [](bool ok, const char* what) {
       if (!ok) throw nb::value_error(what);
@@ -65,21 +69,31 @@ struct PyVectorEnv {
     need(mask.shape(0) == n && mask.shape(1) == pk::NUM_ACTIONS, "mask: wrong shape");
     need(rewards.shape(0) == n && rewards.shape(1) == pk::MAXP, "rewards: wrong shape");
     need(terminated.shape(0) == n, "terminated: wrong shape");
-    return {current.data(), obs.data(), mask.data(), rewards.data(), terminated.data()};
+    need(truncated.shape(0) == n, "truncated: wrong shape");
+    need(scores.shape(0) == n && scores.shape(1) == pk::MAXP, "scores: wrong shape");
+    need(final_scores.shape(0) == n && final_scores.shape(1) == pk::MAXP, "final_scores: wrong shape");
+    need(players.shape(0) == n, "players: wrong shape");
+    need(decisions.shape(0) == n, "decisions: wrong shape");
+    return {current.data(),   obs.data(),          mask.data(),  rewards.data(),   terminated.data(),
+            truncated.data(), scores.data(), final_scores.data(), players.data(), decisions.data()};
   }
 
-  void reset(U64 seeds, I32 current, Obs2 obs, Mask2 mask, F32x2 rewards, Bool1 terminated) {
+  void reset(U64 seeds, I32 current, Obs2 obs, Mask2 mask, F32x2 rewards, Bool1 terminated, Bool1 truncated,
+             I32x2 scores, I32x2 final_scores, I32 players, I32 decisions) {
     if (seeds.shape(0) != static_cast<size_t>(env.num_envs())) throw nb::value_error("seeds: wrong shape");
-    pk::VecBuffers out = buffers(current, obs, mask, rewards, terminated);
+    pk::VecBuffers out =
+        buffers(current, obs, mask, rewards, terminated, truncated, scores, final_scores, players, decisions);
     nb::gil_scoped_release release;
     env.reset(seeds.data(), out);
   }
 
   // -1 after stepping every game, or the index of a game whose action is illegal (then no
   // game changed).
-  int step(I32 actions, I32 current, Obs2 obs, Mask2 mask, F32x2 rewards, Bool1 terminated) {
+  int step(I32 actions, I32 current, Obs2 obs, Mask2 mask, F32x2 rewards, Bool1 terminated, Bool1 truncated,
+           I32x2 scores, I32x2 final_scores, I32 players, I32 decisions) {
     if (actions.shape(0) != static_cast<size_t>(env.num_envs())) throw nb::value_error("actions: wrong shape");
-    pk::VecBuffers out = buffers(current, obs, mask, rewards, terminated);
+    pk::VecBuffers out =
+        buffers(current, obs, mask, rewards, terminated, truncated, scores, final_scores, players, decisions);
     nb::gil_scoped_release release;
     int bad = env.first_illegal(actions.data());
     if (bad < 0) env.step(actions.data(), out);
@@ -89,6 +103,16 @@ struct PyVectorEnv {
   void random_actions(I32 out) {
     if (out.shape(0) != static_cast<size_t>(env.num_envs())) throw nb::value_error("out: wrong shape");
     env.random_actions(out.data());
+  }
+
+  // Copies game i's state (or with `finished`, the last game it ended or cut) into a
+  // NativeGame's engine: a per-game handle for Python code that reads a game, e.g. feature
+  // blocks computed in Python.
+  void copy_game(int i, nb::handle engine, bool finished) {
+    if (i < 0 || i >= env.num_envs()) throw nb::index_error("no such game");
+    Engine& e = engine_of(engine);
+    e.g = finished ? env.finished(i) : env.game(i);
+    e.legal_valid = false;
   }
 };
 
@@ -115,16 +139,35 @@ NB_MODULE(_native_vec, m) {
   m.def("encode", &pk_vec::encode, nb::arg("engine"), nb::arg("player"), nb::arg("out").noconvert(), nb::arg("oracle"),
         "Observation of `player` of a NativeGame's engine, written into `out` (float32).");
   nb::class_<pk_vec::PyVectorEnv>(m, "VectorEnv")
-      .def(nb::init<int, int, bool, int, int>(), nb::arg("num_envs"), nb::arg("num_players"),
-           nb::arg("oracle"), nb::arg("learner"), nb::arg("threads"))
+      .def(nb::init<int, std::vector<int>, bool, bool, int, int, int64_t>(), nb::arg("num_envs"),
+           nb::arg("num_players"), nb::arg("oracle"), nb::arg("opponents"), nb::arg("seat"), nb::arg("threads"),
+           nb::arg("max_decisions"))
       // noconvert: a converted temporary copy would silently swallow what C++ writes
-      .def("reset", &pk_vec::PyVectorEnv::reset, nb::arg("seeds").noconvert(), nb::arg("current").noconvert(),
-           nb::arg("obs").noconvert(), nb::arg("mask").noconvert(), nb::arg("rewards").noconvert(),
-           nb::arg("terminated").noconvert())
-      .def("step", &pk_vec::PyVectorEnv::step, nb::arg("actions").noconvert(), nb::arg("current").noconvert(),
-           nb::arg("obs").noconvert(), nb::arg("mask").noconvert(), nb::arg("rewards").noconvert(),
-           nb::arg("terminated").noconvert())
+      .def("reset", &pk_vec::PyVectorEnv::reset, nb::arg("seeds").noconvert(),
+           nb::arg("current").noconvert(),
+           nb::arg("obs").noconvert(),
+           nb::arg("mask").noconvert(),
+           nb::arg("rewards").noconvert(),
+           nb::arg("terminated").noconvert(),
+           nb::arg("truncated").noconvert(),
+           nb::arg("scores").noconvert(),
+           nb::arg("final_scores").noconvert(),
+           nb::arg("players").noconvert(),
+           nb::arg("decisions").noconvert())
+      .def("step", &pk_vec::PyVectorEnv::step, nb::arg("actions").noconvert(),
+           nb::arg("current").noconvert(),
+           nb::arg("obs").noconvert(),
+           nb::arg("mask").noconvert(),
+           nb::arg("rewards").noconvert(),
+           nb::arg("terminated").noconvert(),
+           nb::arg("truncated").noconvert(),
+           nb::arg("scores").noconvert(),
+           nb::arg("final_scores").noconvert(),
+           nb::arg("players").noconvert(),
+           nb::arg("decisions").noconvert())
       .def("random_actions", &pk_vec::PyVectorEnv::random_actions, nb::arg("out").noconvert())
+      .def("copy_game", &pk_vec::PyVectorEnv::copy_game, nb::arg("i"), nb::arg("engine"),
+           nb::arg("finished") = false, "Copy game i's state (or its last finished game) into a NativeGame's engine.")
       .def_prop_ro("num_envs", [](const pk_vec::PyVectorEnv& v) { return v.env.num_envs(); })
       .def_prop_ro("obs_size", [](const pk_vec::PyVectorEnv& v) { return v.env.obs_size(); })
       .def("game_seed", [](const pk_vec::PyVectorEnv& v, int i) { return v.env.game_seed(i); })

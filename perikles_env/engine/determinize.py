@@ -14,10 +14,15 @@ What is resampled, and how:
 The player's own cities (and the Persian counters for a Persian leader, shared with his
 co-leaders) keep their true strengths. Each sample is a uniform shuffle within these
 constraints ("uniform-ish": no weighting by how likely opponents' past choices were).
+
+On a ``NativeGame`` the C++ core samples (``Game::determinize`` in native/engine.hpp): the
+same draws of the same SplitMix64 stream in the same order as the code below, so the same
+seed gives the same sample on either backend (tests/native/test_native_determinize.py).
 """
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from . import data as D
@@ -31,9 +36,9 @@ __all__ = ["determinize", "known_cities", "revealed_slot", "seed_from"]
 
 def seed_from(rng: Any) -> int:
     """A 64-bit seed drawn from a ``random.Random``, a numpy ``Generator``, an engine
-    ``Rng`` or an int."""
-    if isinstance(rng, int) and not isinstance(rng, bool):
-        return rng
+    ``Rng``, or an int (numpy integers too) used as it is."""
+    if not isinstance(rng, bool) and hasattr(type(rng), "__index__"):
+        return operator.index(rng)
     if hasattr(rng, "next64"):
         return int(rng.next64())
     if hasattr(rng, "integers"):
@@ -44,12 +49,16 @@ def seed_from(rng: Any) -> int:
 
 
 def determinize(game: Game, player: int, rng: Any) -> Game:
-    """A copy of ``game`` with everything hidden from ``player`` resampled."""
-    if hasattr(game, "to_python"):  # C++ core: resample a Python copy (~0.1 ms), load back
-        from .native import from_python
-
-        return from_python(determinize(game.to_python(), player, rng))
-    r = Rng(seed_from(rng))
+    """A copy of ``game`` with everything hidden from ``player`` (a seat, 0..n-1)
+    resampled; a game of the same backend. ``rng``: see ``seed_from``."""
+    player = operator.index(player)
+    if not 0 <= player < game.n:
+        raise ValueError(f"determinize: player {player} is not a seat of this {game.n}-player game")
+    seed = seed_from(rng)
+    native = getattr(game, "_determinized", None)  # a NativeGame: sampled in C++
+    if native is not None:
+        return native(player, seed)  # type: ignore[no-any-return]
+    r = Rng(seed)
     g: Game = game.clone()
     _resample_specials(g, player, r)
     _resample_strengths(g, player, r)

@@ -4,7 +4,8 @@ use ``Game.new(..., backend=...)`` (see ``backend.py``) rather than importing it
 
 ``NativeGame`` is a ``Game`` subclass, so every engine query and every consumer that reads
 state works unchanged. Division of labour: C++ owns the hot loops (legal actions, apply,
-clone, scores, a random playout); Python owns the API, validation and errors.
+clone, scores, a random playout, ``determinize`` and the rule queries ``queries.py`` sends
+here, docs/native.md); Python owns the API, validation and errors.
 
 * State fields (``cubes``, ``loc_done``, ``at``, ...) read like attributes. The first read
   of a field after a decision copies it out of C++ (from ~0.3 us for a scalar to ~3 us for
@@ -30,6 +31,7 @@ from . import actions as A
 from . import data as D
 from .game import Game
 from .phases import Phase
+from .queries import _OUTSIDE_NATIVE, register_native
 from .rng import Rng
 from .state import STATE_FIELDS, GameConfig, GameState
 
@@ -208,6 +210,20 @@ class FieldList(list[Any]):
     def __reduce__(self) -> tuple[Any, ...]:
         return (list, (list(self),))
 
+    def core_of(
+        self, name: str, other: Any = None, other_name: str = "", n: int | None = None
+    ) -> Any:
+        """The C++ engine whose state this list (field ``name``) and ``other`` (field
+        ``other_name``) are now, or None: both must be read from one NativeGame since its
+        last change (so their contents are its state) and ``n`` its player count. Lets
+        engine/queries.py answer a query about these lists in C++."""
+        game = self._game
+        fresh = game.__dict__
+        if fresh.get(name) is not self or (other_name and fresh.get(other_name) is not other):
+            return None
+        core = game._c
+        return core if n is None or (type(n) is int and n == core.n) else None
+
 
 class FieldRng(Rng):
     """A NativeGame's generator: ``state`` lives in C++."""
@@ -358,6 +374,33 @@ class NativeGame(Game):
     def winners(self) -> list[int]:
         return self._c.winners()  # type: ignore[no-any-return]
 
+    # Game's rule queries answered in C++; arguments outside the C++ ranges go to the Python
+    # reference (which gives its own answer or error).
+
+    def location_vp(self, player: int) -> int:
+        try:
+            return self._c.location_vp(player)  # type: ignore[no-any-return]
+        except _OUTSIDE_NATIVE:
+            return Game.location_vp(self, player)
+
+    def statue_count(self, player: int) -> int:
+        try:
+            return self._c.statue_count(player)  # type: ignore[no-any-return]
+        except _OUTSIDE_NATIVE:
+            return Game.statue_count(self, player)
+
+    def round_strengths(self, slot: int, unit_type: int) -> tuple[int, int]:
+        try:
+            return self._c.round_strengths(slot, unit_type)  # type: ignore[no-any-return]
+        except _OUTSIDE_NATIVE:
+            return Game.round_strengths(self, slot, unit_type)
+
+    def predicted_rounds(self, slot: int) -> list[tuple[int, int, int, int]]:
+        try:
+            return self._c.predicted_rounds(slot)  # type: ignore[no-any-return]
+        except _OUTSIDE_NATIVE:
+            return Game.predicted_rounds(self, slot)
+
     @property
     def core(self) -> Any:
         """The C++ game object itself, for code that drives the core directly (the native
@@ -374,6 +417,11 @@ class NativeGame(Game):
         number of decisions made. For search rollouts."""
         self.__dict__.clear()
         return int(self._c.random_playout(int(seed) & (1 << 64) - 1, max_decisions))
+
+    def _determinized(self, player: int, seed: int) -> NativeGame:
+        """``determinize.determinize`` on this backend (a seat and a 64-bit seed, checked
+        there): the sample is drawn in C++."""
+        return _wrap(self._c.determinize(player, seed & (1 << 64) - 1), self._prefix)
 
     # ---- events ----
 
@@ -458,6 +506,8 @@ class _Field:
         game.__dict__[self.name] = value
         return value
 
+
+register_native(NativeGame, FieldList)  # engine/queries.py answers these from C++
 
 _CACHED_FIELDS = frozenset(name for name in _FIELD_IDS if name not in NativeGame.__dict__)
 for _name in _CACHED_FIELDS:  # phase, current, n and rng are properties of their own

@@ -16,6 +16,16 @@ named public fields (a ``Game`` or the analysis ``PlayerView``):
 * scores and the end of the game (B.10): ``cube_vp``, ``location_vp``, ``statue_vp``,
   ``ranking_keys``, ``winners_of``, ``fractional_ranks``, ``win_shares``, ``win_rewards``,
   with one tie convention (docs/rules.md section 14).
+
+On the C++ core (``native.py``) the same functions answer from C++ (native/engine.hpp, whose
+rules call the C++ twins of these queries): the placement queries when ``state`` is a
+``NativeGame``; ``proposals``, ``assassination_targets``, ``plague_losses``, ``statue_vp``
+and ``location_vp`` when their lists are fields read from one ``NativeGame`` since its last
+change (``FieldList``).
+Arguments outside the C++ twins' ranges fall back to the Python code here, the reference,
+so both backends give the same answer or error (tests/native/test_native_queries.py). The
+other queries stay in Python: they take plain values (tiles, counts, expected strengths)
+or are cheaper here than one call into C++ (docs/native.md, "Rule queries").
 """
 
 from __future__ import annotations
@@ -32,6 +42,24 @@ _SLOTS = range(D.LOCATION_SLOTS)
 _TILE_CITY = [tile.city for tile in D.LOCATION_TILES]
 _HOPLITE_ONLY = [tile.order == D.ORDER_H for tile in D.LOCATION_TILES]
 _TILE_VP = tuple(tile.vp for tile in D.LOCATION_TILES)
+
+
+class _NoNative:
+    """Stands for ``NativeGame`` and ``FieldList`` until the C++ core registers them: no
+    value is of this type, so the dispatch tests below are False."""
+
+
+_NATIVE_GAME: Any = _NoNative  # Any: a dispatch test must not narrow `state`
+_NATIVE_LIST: Any = _NoNative
+_OUTSIDE_NATIVE = (TypeError, ValueError, OverflowError)  # C++ twin refused the arguments
+
+
+def register_native(game_type: type, list_type: type) -> None:
+    """Called once by ``native.py`` on import: queries on a ``game_type`` game, or on
+    fresh ``list_type`` fields of one, are answered by its C++ core."""
+    global _NATIVE_GAME, _NATIVE_LIST
+    _NATIVE_GAME, _NATIVE_LIST = game_type, list_type
+
 
 # ---- placement legality (B.7.6, B.7.8, E24) ------------------------------------------------
 
@@ -60,6 +88,14 @@ def placement_targets(
     took his last counter there (he keeps the mark, C.1, E35), so he may not join the
     other side: a player's forces never face each other (B.7.6), and one player being
     main attacker and main defender would win the location either way."""
+    if type(state) is _NATIVE_GAME:
+        try:
+            if slots is _SLOTS:
+                return state.core.placement_targets(p, x, first, skip_hoplite_only)  # type: ignore[no-any-return]
+            slots = list(slots)  # read once: the reference may need it again
+            return state.core.placement_targets_in(p, x, first, skip_hoplite_only, slots)  # type: ignore[no-any-return]
+        except _OUTSIDE_NATIVE:
+            pass  # the reference below answers (or raises)
     led = controlled_cities(state, p)
     xbit = 1 << x
     war_x, ally_x = state.war[x], state.ally[x]
@@ -107,6 +143,11 @@ def placement_targets(
 def placement_status(state: Any, p: int, x: int, slot: int, side: int) -> int:
     """``ILLEGAL``, ``LEGAL`` or ``NEEDS_PERMISSION`` for player p placing a counter of
     military city x on ``side`` of the location in ``slot`` (B.7.6, B.7.8)."""
+    if type(state) is _NATIVE_GAME:
+        try:
+            return state.core.placement_status(p, x, slot, side)  # type: ignore[no-any-return]
+        except _OUTSIDE_NATIVE:
+            pass
     for _s, d, status in placement_targets(state, p, x, slots=(slot,)):
         if d == side:
             return status
@@ -117,6 +158,11 @@ def class_placement_status(state: Any, p: int, klass: int, slot: int, side: int)
     """``placement_status`` for a counter class, with the hoplite-only rule (E24). Whether
     the counter is in p's hand and whether p may place now are the commit step's business
     (``Game.legal_actions``)."""
+    if type(state) is _NATIVE_GAME:
+        try:
+            return state.core.class_placement_status(p, klass, slot, side)  # type: ignore[no-any-return]
+        except _OUTSIDE_NATIVE:
+            pass
     if D.CLASS_TYPE[klass] == D.TRIREME and _HOPLITE_ONLY[state.loc_display[slot]]:
         return ILLEGAL
     return placement_status(state, p, D.CLASS_CITY[klass], slot, side)
@@ -214,6 +260,13 @@ def plague_losses(cubes: Sequence[int], cand: Sequence[int], city: int, n: int) 
     """Cubes each player loses from the main area of ``city`` to Plague (D.2, E19): half of
     his cubes there, rounded down, counting his candidate cube, never more than he has in
     the main area."""
+    if type(cubes) is _NATIVE_LIST:
+        core = cubes.core_of("cubes", cand, "cand", n)  # type: ignore[attr-defined]
+        if core is not None:
+            try:
+                return core.plague_losses(city)  # type: ignore[no-any-return]
+            except _OUTSIDE_NATIVE:
+                pass
     out = []
     for q in range(n):
         in_main = cubes[city * D.MAX_PLAYERS + q]
@@ -226,6 +279,13 @@ def proposals(cubes: Sequence[int], cand: Sequence[int], p: int, n: int) -> list
     """Legal ``(city, nominee)`` proposals of player p (B.5, E12): a city with a free
     candidate slot where p has a cube (his candidate cube counts); the nominee has a cube
     in its main area and is not already its alpha candidate. Nominees in seat order from p."""
+    if type(cubes) is _NATIVE_LIST:
+        core = cubes.core_of("cubes", cand, "cand", n)  # type: ignore[attr-defined]
+        if core is not None:
+            try:
+                return core.proposals(p)  # type: ignore[no-any-return]
+            except _OUTSIDE_NATIVE:
+                pass
     out = []
     for c in range(D.NUM_CITIES):
         alpha, beta = cand[c * 2], cand[c * 2 + 1]
@@ -247,6 +307,13 @@ def assassination_targets(
     """Legal Assassin targets ``(city, target)`` (B.4 step 3, E16): ``target`` is the seat of
     a player with a main-area cube there (seats in order from ``first``), or
     ``actions.ASSASSIN_ALPHA`` / ``ASSASSIN_BETA`` for an occupied candidate slot."""
+    if type(cubes) is _NATIVE_LIST:
+        core = cubes.core_of("cubes", cand, "cand", n)  # type: ignore[attr-defined]
+        if core is not None:
+            try:
+                return core.assassination_targets(first)  # type: ignore[no-any-return]
+            except _OUTSIDE_NATIVE:
+                pass
     out = []
     for c in range(D.NUM_CITIES):
         base = c * D.MAX_PLAYERS
@@ -306,6 +373,13 @@ def cube_vp(cubes: Sequence[int], cand: list[int], player: int) -> int:
 
 def statue_vp(statues: Sequence[int], defeats: Sequence[int], player: int) -> int:
     """VP of a player's statues, each at its city's current value (A.2, B.10)."""
+    if type(statues) is _NATIVE_LIST:
+        core = statues.core_of("statues", defeats, "defeats")  # type: ignore[attr-defined]
+        if core is not None:
+            try:
+                return core.statue_vp(player)  # type: ignore[no-any-return]
+            except _OUTSIDE_NATIVE:
+                pass
     return sum(
         statues[c * D.MAX_PLAYERS + player] * D.statue_value(c, defeats[c])
         for c in range(D.NUM_CITIES)
@@ -314,6 +388,13 @@ def statue_vp(statues: Sequence[int], defeats: Sequence[int], player: int) -> in
 
 def location_vp(loc_claim: Sequence[int], player: int) -> int:
     """VP of the location tiles ``player`` has won (B.10)."""
+    if type(loc_claim) is _NATIVE_LIST:
+        core = loc_claim.core_of("loc_claim")  # type: ignore[attr-defined]
+        if core is not None:
+            try:
+                return core.location_vp(player)  # type: ignore[no-any-return]
+            except _OUTSIDE_NATIVE:
+                pass
     bit = 1 << player
     return sum(_TILE_VP[t] for t, claim in enumerate(loc_claim) if claim & bit)
 

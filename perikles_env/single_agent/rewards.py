@@ -22,6 +22,7 @@ The total reward of an episode is
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -77,7 +78,11 @@ def win_reward(game: Game, player: int) -> float:
 
 
 def vp_margin(game: Game, player: int, scale: float) -> float:
-    scores = game.scores()
+    return margin_of_scores(game.scores(), player, scale)
+
+
+def margin_of_scores(scores: Sequence[int], player: int, scale: float) -> float:
+    """``vp_margin`` from the players' VP (one entry per player)."""
     best_other = max(s for p, s in enumerate(scores) if p != player)
     return max(-1.0, min(1.0, (scores[player] - best_other) / scale))
 
@@ -86,8 +91,13 @@ def potential(game: Game, player: int, scale: float) -> float:
     """VP lead over the mean opponent now; 0 at the end of the game (see module doc)."""
     if game.is_terminal:
         return 0.0
-    scores = game.scores()
-    others = (sum(scores) - scores[player]) / (game.n - 1)
+    return potential_of_scores(game.scores(), player, scale)
+
+
+def potential_of_scores(scores: Sequence[int], player: int, scale: float) -> float:
+    """``potential`` of an unfinished game from the players' VP (one entry per player):
+    for callers that hold scores, not a game (the native vector env)."""
+    others = (sum(scores) - scores[player]) / (len(scores) - 1)
     return (scores[player] - others) / scale
 
 

@@ -54,6 +54,7 @@ class EnvSection:
     max_decisions: int = MAX_GAME_DECISIONS
     features: list[str] = field(default_factory=list)
     backend: str | None = None  # engine of every game: auto | native | python (docs/native.md)
+    vector: str = "auto"  # the training envs: auto | native (C++ vector env) | python
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -83,6 +84,7 @@ class EnvSection:
             check_features(self.features)
         except InvalidConfigError as exc:
             raise InvalidConfigError(f"env.features: {exc}") from exc
+        _choice("env.vector", self.vector, ("auto", "native", "python"))
         if self.backend is not None:
             try:
                 resolve_backend(self.backend)
@@ -320,6 +322,10 @@ class TrainConfig:
             check = getattr(getattr(self, f.name), "check", None)
             if check is not None:
                 check()
+        if self.env.vector == "native":  # fails here, before any work, where it cannot run
+            from .native_vec_env import choose_vector
+
+            choose_vector("native", self.opponents.weights, self.env.backend)
         if self.ppo.action_head == "battle" and "battle" not in self.env.features:
             raise InvalidConfigError(
                 "ppo.action_head: battle reads the battle block: set env.features: [battle]"

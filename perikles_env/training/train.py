@@ -51,12 +51,30 @@ def env_kwargs(config: TrainConfig) -> dict[str, Any]:
 
 
 def make_vec_env(config: TrainConfig, opponents: Any) -> Any:
+    """The training envs: the C++ vector env or Python envs, as ``env.vector`` chooses
+    (``native_vec_env.choose_vector``), in a ``VecMonitor``."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     from perikles_env.single_agent import make_env_fn
 
+    from .native_vec_env import choose_vector, make_native_vec_env
     from .vec_env import BatchedSubprocVecEnv
 
+    e = config.env
+    path, why = choose_vector(e.vector, config.opponents.weights, e.backend)
+    print(f"training envs: {path} ({why})")
+    if path == "native":
+        native = make_native_vec_env(
+            config.train.n_envs,
+            config.train.workers,
+            seed=config.seed,
+            num_players=e.num_players,
+            learner_seat=e.seat,
+            reward=config.reward,
+            max_decisions=e.max_decisions,
+            features=e.features,
+        )
+        return VecMonitor(native)
     kwargs = {**env_kwargs(config), "opponents": opponents}
     fns = [make_env_fn(config.seed + i, **kwargs) for i in range(config.train.n_envs)]
     kind = config.train.vec_env

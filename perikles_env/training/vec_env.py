@@ -8,14 +8,19 @@ uses one core. Here ``workers`` processes (one per core) each step their share o
 in turn and answer with observations, rewards, infos *and* masks in one message; the
 ``action_masks`` call is then answered from that cache. Results are identical to
 ``DummyVecEnv`` for the same seeds (each env keeps its own seeded generator).
+
+``ShardedVecEnv`` does the same for whole ``VecEnv`` shards (the native vector env,
+``native_vec_env.py``, split over the worker processes): identical to one ``VecEnv`` of
+all the envs for the same seeds.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import pickle
 import signal
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -26,6 +31,8 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvObs,
     VecEnvStepReturn,
 )
+
+from perikles_env.errors import IllegalActionError
 
 MASK_METHOD = "action_masks"
 
@@ -81,6 +88,25 @@ def _worker(remote: Any, parent_remote: Any, fns: CloudpickleWrapper) -> None:
         return
 
 
+def _start_workers(target: Any, payloads: list[Any], start_method: str | None) -> tuple[list, list]:
+    """One daemon process per payload running ``target(remote, parent_remote, payload)``;
+    returns the pipes' parent ends and the processes."""
+    if start_method is None:
+        methods = mp.get_all_start_methods()
+        start_method = "forkserver" if "forkserver" in methods else "spawn"
+    ctx = mp.get_context(start_method)
+    remotes, processes = [], []
+    for payload in payloads:
+        remote, work_remote = ctx.Pipe()
+        args = (work_remote, remote, CloudpickleWrapper(payload))
+        process = ctx.Process(target=target, args=args, daemon=True)
+        process.start()
+        work_remote.close()
+        remotes.append(remote)
+        processes.append(process)
+    return remotes, processes
+
+
 class BatchedSubprocVecEnv(VecEnv):
     """``len(env_fns)`` envs spread over ``workers`` processes (contiguous blocks)."""
 
@@ -95,19 +121,8 @@ class BatchedSubprocVecEnv(VecEnv):
         bounds = np.linspace(0, n, workers + 1).astype(int)
         self.blocks = [range(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
         self.owner = [(w, i - block.start) for w, block in enumerate(self.blocks) for i in block]
-        if start_method is None:
-            methods = mp.get_all_start_methods()
-            start_method = "forkserver" if "forkserver" in methods else "spawn"
-        ctx = mp.get_context(start_method)
-        self.remotes, self.processes = [], []
-        for block in self.blocks:
-            remote, work_remote = ctx.Pipe()
-            fns = CloudpickleWrapper([env_fns[i] for i in block])
-            process = ctx.Process(target=_worker, args=(work_remote, remote, fns), daemon=True)
-            process.start()
-            work_remote.close()
-            self.remotes.append(remote)
-            self.processes.append(process)
+        payloads = [[env_fns[i] for i in block] for block in self.blocks]
+        self.remotes, self.processes = _start_workers(_worker, payloads, start_method)
         self.remotes[0].send(("spaces", None))
         observation_space, action_space = self.remotes[0].recv()
         super().__init__(n, observation_space, action_space)
@@ -193,6 +208,195 @@ class BatchedSubprocVecEnv(VecEnv):
         self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
     ) -> list[bool]:
         return [False for _ in self._get_indices(indices)]  # the envs are never wrapped
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        for remote in self.remotes:
+            remote.send(("close", None))
+        for process in self.processes:
+            process.join()
+        for remote in self.remotes:
+            remote.close()
+        self.closed = True
+
+
+class _Failure(NamedTuple):
+    """A shard's answer when its command raised: the error, re-raised in the trainer."""
+
+    error: Exception
+
+
+def _failure(exc: Exception) -> _Failure:
+    try:
+        pickle.dumps(exc)
+    except Exception:  # an error type that does not pickle: its name and message
+        return _Failure(RuntimeError(f"{type(exc).__name__}: {exc}"))
+    return _Failure(exc)
+
+
+def _answer(remote: Any) -> Any:
+    reply = remote.recv()
+    if isinstance(reply, _Failure):
+        raise reply.error
+    return reply
+
+
+def _shard_worker(remote: Any, parent_remote: Any, make: CloudpickleWrapper) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # as _worker: the trainer stops us
+    parent_remote.close()
+    vec: VecEnv = make.var()
+    try:
+        while True:
+            cmd, data = remote.recv()
+            try:
+                reply = _shard_command(vec, cmd, data)
+            except Exception as exc:  # answered, so that the pipe stays in step
+                reply = _failure(exc)
+            remote.send(reply)
+            if cmd == "close":
+                remote.close()
+                return
+    except (EOFError, KeyboardInterrupt):
+        return
+
+
+def _shard_command(vec: VecEnv, cmd: str, data: Any) -> Any:
+    if cmd == "step":
+        vec.step_async(data)
+        obs, rewards, dones, infos = vec.step_wait()
+        masks = np.stack(vec.env_method(MASK_METHOD))
+        return obs, rewards, dones, infos, vec.reset_infos, masks
+    if cmd == "reset":
+        if data is not None:
+            vec.seed(data)
+        obs = vec.reset()
+        return obs, vec.reset_infos, np.stack(vec.env_method(MASK_METHOD))
+    if cmd == "env_method":
+        local, name, args, kwargs = data
+        return vec.env_method(name, *args, indices=local, **kwargs)
+    if cmd == "has_attr":
+        return vec.has_attr(data)
+    if cmd == "get_attr":
+        local, name = data
+        return vec.get_attr(name, indices=local)
+    if cmd == "set_attr":
+        local, name, value = data
+        return vec.set_attr(name, value, indices=local)
+    if cmd == "spaces":
+        return vec.num_envs, vec.observation_space, vec.action_space
+    if cmd == "close":
+        return vec.close()
+    raise ValueError(f"unknown shard command {cmd!r}")
+
+
+class ShardedVecEnv(VecEnv):
+    """Several ``VecEnv`` shards, one per worker process, as one ``VecEnv`` (env ``i``
+    numbered across the shards in order), masks shipped with every step as in
+    ``BatchedSubprocVecEnv``. For the native vector env: its C++ part is cheap, but
+    feature blocks computed in Python are not, and shards compute them on every core.
+    ``seed(s)`` seeds env ``i`` with ``s + i`` across shards, as one VecEnv would."""
+
+    def __init__(self, shard_fns: Sequence[Callable[[], VecEnv]], start_method: str | None = None):
+        self.remotes, self.processes = _start_workers(_shard_worker, list(shard_fns), start_method)
+        sizes = []
+        for remote in self.remotes:
+            remote.send(("spaces", None))
+            size, observation_space, action_space = _answer(remote)
+            sizes.append(size)
+        self.starts = [sum(sizes[:k]) for k in range(len(sizes))]
+        self.owner = [(k, j) for k, n in enumerate(sizes) for j in range(n)]
+        super().__init__(sum(sizes), observation_space, action_space)
+        self.masks = np.zeros((self.num_envs, int(action_space.n)), dtype=bool)
+        self.closed = False
+
+    def reset(self) -> VecEnvObs:
+        for remote, start in zip(self.remotes, self.starts, strict=True):
+            remote.send(("reset", self._seeds[start]))
+        obs, infos = [], []
+        for k, (o, reset_infos, masks) in enumerate(self._answers(self.remotes)):
+            self.masks[self.starts[k] : self.starts[k] + len(o)] = masks
+            obs.append(o)
+            infos += reset_infos
+        self.reset_infos = infos
+        self._reset_seeds()
+        self._reset_options()
+        return np.concatenate(obs)
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Checks every action against the masks first, so that an illegal one raises
+        (``IllegalActionError``) before any shard steps: no game changes."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+            reason = f"got shape {actions.shape} of dtype {actions.dtype}"
+            raise IllegalActionError("?", None, actions, "", None, reason)
+        for i, action in enumerate(actions):
+            if not (0 <= action < self.masks.shape[1] and self.masks[i, action]):
+                legal = np.flatnonzero(self.masks[i]).tolist()
+                raise IllegalActionError("?", None, action, repr(action), legal, f"env {i}")
+        ends = self.starts[1:] + [self.num_envs]
+        for remote, a, b in zip(self.remotes, self.starts, ends, strict=True):
+            remote.send(("step", actions[a:b]))
+
+    def step_wait(self) -> VecEnvStepReturn:
+        obs, rewards, dones, infos, reset_infos = [], [], [], [], []
+        for k, (o, r, d, info, reset_info, masks) in enumerate(self._answers(self.remotes)):
+            self.masks[self.starts[k] : self.starts[k] + len(o)] = masks
+            obs.append(o)
+            rewards.append(r)
+            dones.append(d)
+            infos += info
+            reset_infos += reset_info
+        self.reset_infos = reset_infos
+        return np.concatenate(obs), np.concatenate(rewards), np.concatenate(dones), infos
+
+    def _answers(self, remotes: Sequence[Any]) -> list[Any]:
+        """Every shard's reply (all read, so the pipes stay in step), then the first
+        failure raised."""
+        replies = [remote.recv() for remote in remotes]
+        for reply in replies:
+            if isinstance(reply, _Failure):
+                raise reply.error
+        return replies
+
+    def _by_shard(self, indices: VecEnvIndices) -> dict[int, list[int]]:
+        groups: dict[int, list[int]] = {}
+        for i in self._get_indices(indices):
+            k, local = self.owner[i]
+            groups.setdefault(k, []).append(local)
+        return groups
+
+    def env_method(
+        self, method_name: str, *args: Any, indices: VecEnvIndices = None, **kwargs: Any
+    ) -> list[Any]:
+        if method_name == MASK_METHOD and not args and not kwargs:
+            return [self.masks[i].copy() for i in self._get_indices(indices)]
+        return self._ask("env_method", indices, method_name, args, kwargs)
+
+    def has_attr(self, attr_name: str) -> bool:
+        for remote in self.remotes:
+            remote.send(("has_attr", attr_name))
+        return all(self._answers(self.remotes))
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        return self._ask("get_attr", indices, attr_name)
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        self._ask("set_attr", indices, attr_name, value)
+
+    def _ask(self, cmd: str, indices: VecEnvIndices, *data: Any) -> list[Any]:
+        """``cmd`` for the envs ``indices``, each shard asked for its own; the answers in
+        env order (lists), or None for ``set_attr``."""
+        groups = self._by_shard(indices)
+        for k, local in groups.items():
+            self.remotes[k].send((cmd, (local, *data)))
+        replies = self._answers([self.remotes[k] for k in groups])
+        return [x for reply in replies for x in (reply or [])]
+
+    def env_is_wrapped(
+        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
+    ) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
 
     def close(self) -> None:
         if self.closed:

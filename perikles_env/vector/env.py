@@ -15,26 +15,37 @@ already show the new game. This is the loop a pgx user writes::
         actions = policy(state.observation, state.action_mask, state.current)
         state = env.step(actions)
 
-With ``opponents="random"`` only ``learner_seat`` decides: the other seats play uniformly
-random legal actions in C++ before the learner's next decision (the single-agent setting).
+With ``opponents="random"`` only the learner decides: the other seats play uniformly
+random legal actions in C++ before the learner's next decision (the single-agent setting;
+``learner_seat=None`` draws the learner's seat per game, ``num_players=[3, 4, 5]`` the
+player count). ``training/native_vec_env.py`` turns this into an SB3 ``VecEnv``.
+
+A game still running after ``max_decisions`` engine decisions (``MAX_GAME_DECISIONS``, as
+``Game.is_truncated``) is cut: ``truncated[i]`` is True and the next game starts. On the
+step that ends or cuts a game, ``final_scores[i]`` holds that game's VP (for rewards such
+as the VP margin); ``scores`` always holds the VP standing of the game in the row.
 
 Determinism: game i of ``reset(seed)`` is ``Game.new(seed=seed + i)`` (or the i-th of an
-explicit seed list); later games and the random opponents draw from SplitMix64 streams of
-that seed (``native/vector_env.hpp``), independent of ``threads``.
+explicit seed list); later games, the per-game player count and seat and the random
+opponents draw from SplitMix64 streams of that seed (``native/vector_env.hpp`` says in
+which order), independent of ``threads``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from ..engine import NUM_ACTIONS
+from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS
 from ..engine import actions as A
 from ..engine.phases import Phase
 from ..errors import IllegalActionError, InvalidConfigError
 from .native import _native_vec
+
+if TYPE_CHECKING:
+    from ..engine.native import NativeGame
 
 OPPONENTS = (None, "random")
 
@@ -47,6 +58,11 @@ class VecState(NamedTuple):
     action_mask: np.ndarray  # int8[N, 957]: its legal actions
     rewards: np.ndarray  # float32[N, 5]: per seat, non-zero only where terminated
     terminated: np.ndarray  # bool[N]: this step ended game i (its row shows the next game)
+    truncated: np.ndarray  # bool[N]: this step cut game i at max_decisions (ditto)
+    scores: np.ndarray  # int32[N, 5]: VP now of the game in the row (0 past its players)
+    final_scores: np.ndarray  # int32[N, 5]: VP of the game this step ended or cut, else 0
+    players: np.ndarray  # int32[N]: player count of the game in the row
+    decisions: np.ndarray  # int32[N]: engine decisions this step made (learner + opponents)
 
 
 def _check_int(name: str, value: object, low: int, high: int) -> int:
@@ -63,32 +79,55 @@ class VectorEnv:
     def __init__(
         self,
         num_envs: int,
-        num_players: int = 4,
+        num_players: int | Sequence[int] = 4,
         *,
         oracle: bool = False,
         opponents: str | None = None,
-        learner_seat: int = 0,
+        learner_seat: int | None = 0,
         threads: int = 1,
+        max_decisions: int = MAX_GAME_DECISIONS,
     ) -> None:
         self.num_envs = _check_int("num_envs", num_envs, 1, 1 << 20)
-        self.num_players = _check_int("num_players", num_players, 3, 5)
+        counts = num_players if isinstance(num_players, Sequence) else [num_players]
+        if not counts:
+            raise InvalidConfigError("num_players must be an int or a non-empty list of ints")
+        self.player_counts = tuple(_check_int("num_players", n, 3, 5) for n in counts)
+        self.num_players = max(self.player_counts)
         self.threads = _check_int("threads", threads, 1, 256)
+        self.max_decisions = _check_int("max_decisions", max_decisions, 1, (1 << 63) - 1)
         if not isinstance(oracle, bool):
             raise InvalidConfigError(f"oracle must be a bool, got {oracle!r}")
         if opponents not in OPPONENTS:
             raise InvalidConfigError(f"opponents must be one of {OPPONENTS}, got {opponents!r}")
         self.oracle, self.opponents = oracle, opponents
-        self.learner_seat = _check_int("learner_seat", learner_seat, 0, self.num_players - 1)
-        learner = self.learner_seat if opponents == "random" else -1
-        self._c = _native_vec.VectorEnv(self.num_envs, self.num_players, oracle, learner, threads)
-        n = self.num_envs
+        if learner_seat is None:
+            self.learner_seat = None
+        else:
+            top = min(self.player_counts) - 1
+            self.learner_seat = _check_int("learner_seat", learner_seat, 0, top)
+        seat = -1 if self.learner_seat is None else self.learner_seat
+        self._c = _native_vec.VectorEnv(
+            self.num_envs,
+            list(self.player_counts),
+            oracle,
+            opponents == "random",
+            seat,
+            threads,
+            self.max_decisions,
+        )
+        n, seats = self.num_envs, _native_vec.MAX_PLAYERS
         self.obs_size = self._c.obs_size
         self._state = VecState(
             np.zeros(n, dtype=np.int32),
             np.zeros((n, self.obs_size), dtype=np.float32),
             np.zeros((n, NUM_ACTIONS), dtype=np.int8),
-            np.zeros((n, _native_vec.MAX_PLAYERS), dtype=np.float32),
+            np.zeros((n, seats), dtype=np.float32),
             np.zeros(n, dtype=bool),
+            np.zeros(n, dtype=bool),
+            np.zeros((n, seats), dtype=np.int32),
+            np.zeros((n, seats), dtype=np.int32),
+            np.zeros(n, dtype=np.int32),
+            np.zeros(n, dtype=np.int32),
         )
         self._actions = np.zeros(n, dtype=np.int32)
         self._random = np.zeros(n, dtype=np.int32)
@@ -147,7 +186,8 @@ class VectorEnv:
         player = int(self._state.current[i])
         legal = np.flatnonzero(self._state.action_mask[i]).tolist()
         valid = 0 <= action < NUM_ACTIONS
-        text = A.action_to_str(action, player, self.num_players) if valid else repr(action)
+        players = int(self._state.players[i])
+        text = A.action_to_str(action, player, players) if valid else repr(action)
         reason = "not legal now" if valid else f"action id out of range 0..{NUM_ACTIONS - 1}"
         raise IllegalActionError(
             Phase(self._c.phase(i)).name, player, action, text, legal, f"game {i}: {reason}"
@@ -164,6 +204,13 @@ class VectorEnv:
     def game_seed(self, i: int) -> int:
         """Seed of game i's current game (``Game.new(seed=...)`` replays it)."""
         return int(self._c.game_seed(i))
+
+    def copy_game(self, i: int, game: NativeGame, finished: bool = False) -> None:
+        """Copy game i's current state (``finished``: the game its last ``terminated`` or
+        ``truncated`` step ended) into ``game``, a ``NativeGame`` (e.g. made once with
+        ``Game.new(backend="native")``): a handle for Python code that reads a game.
+        ``game``'s cached field reads are stale afterwards: read ``game.clone()``."""
+        self._c.copy_game(i, game.core, finished)
 
     def episodes(self, i: int) -> int:
         """Games of env i finished since the last reset."""

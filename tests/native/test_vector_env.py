@@ -31,6 +31,8 @@ def assert_row_matches(state, i: int, game: Game, encoder: ObservationEncoder, w
     obs = encoder.encode(game, game.current)
     assert np.array_equal(state.observation[i].view(np.uint32), obs.view(np.uint32)), where
     assert np.flatnonzero(state.action_mask[i]).tolist() == game.legal_actions(), where
+    assert state.players[i] == game.n, where
+    assert state.scores[i].tolist() == game.scores() + [0] * (5 - game.n), where
 
 
 @pytest.mark.parametrize("n,num_envs", [(3, 3), (4, 2), (5, 2)])
@@ -51,8 +53,10 @@ def test_every_step_equals_python_games_across_auto_resets(n: int, num_envs: int
         step += 1
         for i, g in enumerate(games):
             g.apply_action(actions[i])
+            assert state.decisions[i] == 1 and not state.truncated[i]
             if g.is_terminal:
                 assert state.terminated[i]
+                assert state.final_scores[i].tolist() == g.scores() + [0] * (5 - n)
                 expected = g.win_rewards() + [0.0] * (5 - n)
                 assert state.rewards[i].tolist() == pytest.approx(expected, abs=0, rel=1e-7)
                 assert state.rewards[i, :n].tolist() == [
@@ -64,6 +68,7 @@ def test_every_step_equals_python_games_across_auto_resets(n: int, num_envs: int
                 games[i] = python_twin(env.game_seed(i), n)  # the next game's seed
             else:
                 assert not state.terminated[i] and not state.rewards[i].any()
+                assert not state.final_scores[i].any()
     assert len({env.game_seed(i) for i in range(num_envs)}) == num_envs
 
 
@@ -162,6 +167,9 @@ def test_bad_configuration_and_call_order() -> None:
         {"num_envs": 2, "num_players": 4, "opponents": "heuristic"},
         {"num_envs": 2, "num_players": 4, "opponents": "random", "learner_seat": 4},
         {"num_envs": 2, "num_players": 4, "oracle": 1},
+        {"num_envs": 2, "num_players": [], "opponents": "random"},
+        {"num_envs": 2, "num_players": [3, 5], "opponents": "random", "learner_seat": 3},
+        {"num_envs": 2, "num_players": 4, "max_decisions": 0},
     ):
         with pytest.raises(InvalidConfigError):
             VectorEnv(**kwargs)  # type: ignore[arg-type]
@@ -176,3 +184,35 @@ def test_bad_configuration_and_call_order() -> None:
     env.reset([0, 2**64 - 1])  # every 64-bit seed is allowed in a list
     with pytest.raises(TypeError):  # the C++ side never converts (no silent copies)
         env._c.step(np.zeros(2, dtype=np.int64), *env._state)
+
+
+def test_decision_limit_player_counts_seats_and_game_handles() -> None:
+    """Games cut at ``max_decisions`` (``truncated``, their VP in ``final_scores``, the cut
+    game kept for ``copy_game(finished=True)``); player counts and learner seats drawn per
+    game from the opponent stream; ``copy_game`` hands Python the exact state."""
+    env = VectorEnv(4, [3, 5], opponents="random", learner_seat=None, max_decisions=40)
+    state = env.reset(21)
+    handle = Game.new(GameConfig(record_events=False), seed=0, backend="native")
+    policies = [Rng((21 + i) ^ _native_vec.POLICY_SALT) for i in range(4)]
+    for i in range(4):
+        n = [3, 5][policies[i].randrange(2)]
+        seat = policies[i].randrange(n)
+        assert (state.players[i], state.current[i]) == (n, seat)
+        env.copy_game(i, handle)
+        twin = Game.new(GameConfig(num_players=n, record_events=False), 21 + i, backend="python")
+        while twin.current != seat:
+            legal = twin.legal_actions()
+            twin.apply_action(legal[policies[i].randrange(len(legal))])
+        assert handle.clone().to_dict() == twin.to_dict()
+    cut = 0
+    while not cut:
+        state = env.step(env.random_actions())
+        assert not (state.terminated & state.truncated).any()
+        for i in np.flatnonzero(state.truncated):
+            env.copy_game(i, handle, finished=True)
+            game = handle.clone()
+            assert game.decisions == 40 and not game.is_terminal
+            assert state.final_scores[i, : game.n].tolist() == game.scores()
+            assert not state.rewards[i].any()
+            cut += 1
+    assert sorted({int(n) for n in state.players}) <= [3, 5]

@@ -1,0 +1,314 @@
+"""The SB3 VecEnv over the C++ vector env (``training/native_vec_env.py``) against the
+Python reference: every env's games replayed on the Python engine with the same seed
+streams give the same observations (feature blocks included), masks, rewards
+(``single_agent/rewards.py``'s ``RewardTracker``), truncations and outcomes; episodes are
+counted as ``VecMonitor`` and the trainer's callbacks read them; a seed reproduces a run;
+an illegal action raises and changes nothing; MaskablePPO trains on it; ``env.vector``
+chooses and validates the path."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from perikles_env.analysis.encoding import default_encoder
+from perikles_env.engine import Game, GameConfig
+from perikles_env.engine.rng import Rng
+from perikles_env.errors import IllegalActionError, InvalidConfigError
+from perikles_env.single_agent import RewardConfig
+from perikles_env.single_agent.rewards import RewardTracker
+from tests.native.vec_helpers import require_native_vec
+
+require_native_vec()
+from stable_baselines3.common.vec_env import VecEnv, VecMonitor  # noqa: E402
+
+from perikles_env.training.config import load_config  # noqa: E402
+from perikles_env.training.native_vec_env import (  # noqa: E402
+    NativeVecEnv,
+    choose_vector,
+    make_native_vec_env,
+)
+from perikles_env.training.vec_env import ShardedVecEnv  # noqa: E402
+from perikles_env.vector.native import _native_vec  # noqa: E402
+
+REWARD = RewardConfig(win=1.0, vp_margin=0.5, shaping=1.0, vp_scale=10.0)
+
+
+class Twin:
+    """One env of the native VecEnv replayed on the Python engine: the seed, seat and
+    player-count streams of ``native/vector_env.hpp``, the episode rules of
+    ``single_agent/env.py`` (truncation, dealing again) and its reward tracker."""
+
+    def __init__(self, seed: int, counts, seat, max_decisions: int, features) -> None:
+        self.seeds, self.policy = Rng(seed), Rng(seed ^ _native_vec.POLICY_SALT)
+        self.counts, self.seat, self.max_decisions = counts, seat, max_decisions
+        self.encoder = default_encoder(features)
+        self.deal(seed)
+
+    def deal(self, seed: int) -> None:
+        while True:
+            n = (
+                self.counts[self.policy.randrange(len(self.counts))]
+                if len(self.counts) > 1
+                else self.counts[0]
+            )
+            self.learner = self.policy.randrange(n) if self.seat is None else self.seat
+            self.game_seed = seed
+            config = GameConfig(num_players=n, record_events=False)
+            self.game = Game.new(config, seed=seed, backend="python")
+            self.play_opponents()
+            if not self.game.is_terminal and not self.truncated():
+                break
+            seed = self.seeds.next64()
+        self.tracker = RewardTracker(REWARD, self.game, self.learner)
+
+    def truncated(self) -> bool:
+        return not self.game.is_terminal and self.game.decisions >= self.max_decisions
+
+    def play_opponents(self) -> None:
+        g = self.game
+        while not g.is_terminal and g.current != self.learner and not self.truncated():
+            legal = g.legal_actions()
+            g.apply_action(legal[self.policy.randrange(len(legal))])
+
+    def observe(self) -> np.ndarray:
+        return self.encoder.encode(self.game, self.learner)
+
+    def step(self, action: int) -> tuple[float, bool, bool, int]:
+        before = self.game.decisions
+        self.game.apply_action(action)
+        self.play_opponents()
+        reward = self.tracker.step(self.game)
+        return reward, self.game.is_terminal, self.truncated(), self.game.decisions - before
+
+    def outcome(self) -> dict:
+        """``PeriklesSingleAgentEnv.outcome()`` of this game."""
+        g, terminal = self.game, self.game.is_terminal
+        return {
+            "terminal": terminal,
+            "truncated": self.truncated(),
+            "scores": g.scores(),
+            "winners": g.winners() if terminal else [],
+            "win_share": g.win_shares()[self.learner] if terminal else 0.0,
+            "learner_vp": g.scores()[self.learner],
+            "opponents": ["random"] * (g.n - 1),
+        }
+
+
+def same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype == np.float32 and np.array_equal(a.view(np.uint32), b.view(np.uint32))
+
+
+@pytest.mark.parametrize(
+    "counts,seat,max_decisions,features",
+    [([3, 4, 5], None, 1000, ("battle",)), ([4], 1, 300, ())],
+    ids=["3-5p random seat battle", "4p seat 1 truncated at 300"],
+)
+def test_every_step_equals_the_python_reference(counts, seat, max_decisions, features) -> None:
+    num_envs, seed = 3, 40
+    env = NativeVecEnv(num_envs, counts, seat, REWARD, max_decisions, features, seed=seed)
+    twins = [Twin(seed + i, counts, seat, max_decisions, features) for i in range(num_envs)]
+    obs = env.reset()
+    rng = np.random.default_rng(1)
+    ended = [0] * num_envs
+    kinds: set[str] = set()
+    expected = {"terminated"} if max_decisions == 1000 else {"terminated", "truncated"}
+    while min(ended) < 2 or (kinds != expected and sum(ended) < 30):
+        masks = env.action_masks()
+        assert np.array_equal(np.stack(env.env_method("action_masks")), masks)
+        for i, t in enumerate(twins):
+            assert same_bytes(obs[i], t.observe()), f"env {i} observation"
+            assert np.flatnonzero(masks[i]).tolist() == t.game.legal_actions(), f"env {i} mask"
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        env.step_async(actions)
+        obs, rewards, dones, infos = env.step_wait()
+        for i, t in enumerate(twins):
+            reward, terminated, truncated, decisions = t.step(int(actions[i]))
+            info = infos[i]
+            assert rewards[i] == np.float32(reward), f"env {i} reward"
+            assert dones[i] == (terminated or truncated)
+            assert (info["learner_seat"], info["num_players"]) == (t.learner, t.game.n)
+            assert info["decisions"] == decisions
+            if dones[i]:
+                assert info["TimeLimit.truncated"] == truncated
+                assert {k: info[k] for k in t.outcome()} == t.outcome()
+                assert same_bytes(info["terminal_observation"], t.observe())
+                kinds.add("truncated" if truncated else "terminated")
+                ended[i] += 1
+                t.deal(t.seeds.next64())
+                assert env.vector.game_seed(i) == t.game_seed
+    assert kinds == expected
+
+
+def test_episodes_are_accounted_as_vec_monitor_and_the_callbacks_read_them() -> None:
+    env = VecMonitor(NativeVecEnv(4, 3, None, REWARD, seed=3))
+    env.reset()
+    returns, lengths = np.zeros(4), np.zeros(4, dtype=int)
+    episodes = []
+    while len(episodes) < 8:
+        masks = env.env_method("action_masks")
+        obs, rewards, dones, infos = env.step(np.array([np.flatnonzero(m)[0] for m in masks]))
+        returns += rewards
+        lengths += 1
+        for i in np.flatnonzero(dones):
+            ep = infos[i]["episode"]
+            assert ep["l"] == lengths[i] and ep["r"] == pytest.approx(returns[i], abs=1e-5)
+            assert infos[i]["win_share"] in (0.0, 1.0, 0.5, 1 / 3)
+            assert infos[i]["learner_vp"] == infos[i]["scores"][infos[i]["learner_seat"]]
+            episodes.append(i)
+            returns[i], lengths[i] = 0.0, 0
+    native = env.venv
+    assert [native.vector.episodes(i) for i in range(4)] == [episodes.count(i) for i in range(4)]
+
+
+def run(env: VecEnv, steps: int) -> list[tuple[np.ndarray, ...]]:
+    """Observations, rewards, dones, decisions and win shares of ``steps`` random steps."""
+    out = [(env.reset(),)]
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        masks = env.env_method("action_masks")
+        env.step_async(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        obs, rewards, dones, infos = env.step_wait()
+        counts = np.array([(i["decisions"], i.get("win_share", -1)) for i in infos])
+        out.append((obs, rewards, dones, counts))
+    return out
+
+
+def test_a_seed_reproduces_the_run_and_another_seed_does_not() -> None:
+    def make() -> NativeVecEnv:
+        return NativeVecEnv(3, [3, 4, 5], None, REWARD, seed=99)
+
+    first = run(make(), 150)
+    again = make()
+    again.seed(7)
+    again.seed(99)  # VecEnv.seed: env i gets 99 + i, as the constructor's seed
+    for a, b in zip(first, run(again, 150), strict=True):
+        for x, y in zip(a, b, strict=True):
+            assert np.array_equal(x, y)
+    other = make()
+    other.seed(100)
+    assert not np.array_equal(run(other, 1)[0][0], first[0][0])
+
+
+def test_shards_over_worker_processes_equal_one_env() -> None:
+    """With feature blocks the trainer splits the envs over ``train.workers`` processes
+    (``make_native_vec_env``): the same steps as one ``NativeVecEnv``, seeds included."""
+    kwargs = {"num_players": [3, 4, 5], "learner_seat": None, "reward": REWARD}
+    kwargs["features"] = ("battle",)
+    sharded = make_native_vec_env(5, 2, seed=3, **kwargs)
+    try:
+        assert isinstance(sharded, ShardedVecEnv)
+        one = NativeVecEnv(5, seed=3, **kwargs)
+        for seed in (None, 11):
+            if seed is not None:
+                sharded.seed(seed)
+                one.seed(seed)
+            for a, b in zip(run(sharded, 60), run(one, 60), strict=True):
+                for x, y in zip(a, b, strict=True):
+                    assert np.array_equal(x, y)
+        assert sharded.has_attr("action_masks")
+        sharded.env_method("set_opponents", "random")
+        with pytest.raises(InvalidConfigError, match="heuristic"):  # raised in a worker
+            sharded.env_method("set_opponents", {"heuristic": 1.0}, indices=[4])
+        masks = np.stack(sharded.env_method("action_masks"))
+        legal = [int(np.flatnonzero(m)[0]) for m in masks]
+        for bad in ([*legal[:4], int(np.flatnonzero(~masks[4])[0])], [*legal[:4], 957.0]):
+            with pytest.raises(IllegalActionError):
+                sharded.step_async(np.array(bad))  # checked before any shard steps
+        sharded.step_async(np.array(legal))
+        one.step_async(np.array(legal))
+        for x, y in zip(sharded.step_wait()[:3], one.step_wait()[:3], strict=True):
+            assert np.array_equal(x, y)
+    finally:
+        sharded.close()
+    without_features = {**kwargs, "features": ()}
+    assert isinstance(make_native_vec_env(5, 2, **without_features), NativeVecEnv)
+
+
+def test_an_illegal_action_raises_and_changes_nothing() -> None:
+    env, fresh = NativeVecEnv(2, 4, 0, REWARD, seed=5), NativeVecEnv(2, 4, 0, REWARD, seed=5)
+    env.reset()
+    masks = env.action_masks()
+    fresh.reset()
+    legal = [int(np.flatnonzero(m)[0]) for m in masks]
+    illegal = int(np.flatnonzero(~masks[1])[0])
+    for bad in ([legal[0], illegal], [legal[0], 957], [-1, legal[1]], [legal[0] + 0.5, 1.0]):
+        env.step_async(np.array(bad))
+        with pytest.raises(IllegalActionError):
+            env.step_wait()
+    assert np.array_equal(env.action_masks(), masks)
+    env.step_async(np.array(legal))
+    fresh.step_async(np.array(legal))
+    for a, b in zip(env.step_wait()[:3], fresh.step_wait()[:3], strict=True):
+        assert np.array_equal(a, b)
+    with pytest.raises(RuntimeError, match="reset"):
+        NativeVecEnv(1).step_wait()
+
+
+def test_maskable_ppo_trains_on_it() -> None:
+    from sb3_contrib import MaskablePPO
+
+    env = VecMonitor(NativeVecEnv(2, 3, None, REWARD, max_decisions=100, seed=0))
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=64,
+        batch_size=64,
+        n_epochs=1,
+        seed=0,
+        policy_kwargs={"net_arch": [16]},
+        device="cpu",
+    )
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    model.learn(256)
+    assert model.num_timesteps == 256
+    assert len(model.ep_info_buffer) > 0  # episodes ended and were counted
+    assert any(
+        not np.array_equal(a, b.detach())
+        for a, b in zip(before, model.policy.parameters(), strict=True)
+    )
+
+
+def test_env_vector_chooses_the_path_and_validates_it(monkeypatch) -> None:
+    weights = {"random": 1.0}
+    assert choose_vector("auto", weights, None)[0] == "native"
+    assert choose_vector("auto", {"random": 0.9, "self_latest": 0.1}, None)[0] == "python"
+    assert choose_vector("auto", {"random": 1.0, "self_latest": 0.0}, None)[0] == "native"
+    assert choose_vector("auto", weights, "python")[0] == "python"
+    monkeypatch.setenv("PERIKLES_BACKEND", "python")
+    assert choose_vector("auto", weights, None)[0] == "python"
+    assert choose_vector("auto", weights, "native")[0] == "native"
+    monkeypatch.delenv("PERIKLES_BACKEND")
+    assert choose_vector("native", weights, None)[0] == "native"
+    assert choose_vector("python", weights, None)[0] == "python"
+    with pytest.raises(InvalidConfigError, match="heuristic"):
+        choose_vector("native", {"random": 1.0, "heuristic": 0.5}, None)
+    smoke = "configs/smoke.yaml"
+    with pytest.raises(InvalidConfigError, match="env.vector"):
+        load_config(smoke, ["env.vector=fast"])
+    with pytest.raises(InvalidConfigError, match="env.vector: native cannot run"):
+        load_config(smoke, ["env.vector=native"])  # heuristic and self-play opponents
+    config = load_config(smoke, ["env.vector=native", "opponents.weights={random: 1.0}"])
+    assert config.env.vector == "native"
+    env = NativeVecEnv(1, 4, None, REWARD)
+    env.env_method("set_opponents", "random")
+    with pytest.raises(InvalidConfigError, match="heuristic"):
+        env.env_method("set_opponents", {"random": 1.0, "heuristic": 1.0})
+
+
+def test_the_trainer_runs_on_it_end_to_end(tmp_path, capsys) -> None:
+    from perikles_env.training.train import main
+
+    overrides = ["env.vector=auto", "opponents.weights={random: 1.0}", "pretrain.decisions=0"]
+    overrides += ["eval.every=0", f"out={tmp_path}"]
+    args = ["--config", "configs/smoke.yaml"] + [x for o in overrides for x in ("--override", o)]
+    assert main(args) == 0
+    assert "training envs: native (auto: every opponent is random)" in capsys.readouterr().out
+    summary = json.loads((tmp_path / "smoke" / "summary.json").read_text())
+    assert summary["status"] == "complete" and summary["timesteps"] == 1024
+    assert summary["episodes"] > 0 and summary["env_decisions"] > summary["timesteps"]
+    last = summary["rollouts"][-1]
+    assert last["learner_steps_per_s"] > 0 and "rollout_win_rate_vs_random" in last
+    assert summary["final_eval"][0]["illegal_actions"] == 0
