@@ -1,5 +1,5 @@
-"""Issue 18's recipe on its smoke config (configs/heuristic_league_smoke.yaml): the league
-of heuristic personalities, snapshots and a little random; the imitation warm start with
+"""Issue 18's recipe (configs/default.yaml) on its smoke config
+(configs/heuristic_league_smoke.yaml): the league of heuristic personalities, snapshots and a little random; the imitation warm start with
 its agreement; periodic evaluation against the heuristic; the final evaluation against
 random, default and other-personality heuristics, each with a CI."""
 
@@ -19,7 +19,7 @@ from perikles_env.training.selfplay import SelfPlayPool
 from perikles_env.training.train import main
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
-LEAGUE, SMOKE = CONFIGS / "heuristic_league.yaml", CONFIGS / "heuristic_league_smoke.yaml"
+LEAGUE, SMOKE = CONFIGS / "default.yaml", CONFIGS / "heuristic_league_smoke.yaml"
 
 
 def test_league_mixes_personalities_snapshots_and_a_little_random() -> None:
@@ -112,7 +112,7 @@ def test_smoke_recipe_model_is_the_scoring_policy(league_run) -> None:
 
 
 def test_long_league_config_adds_ismcts_to_the_final_evaluation_only() -> None:
-    config = load_config(CONFIGS / "heuristic_league_long.yaml")
+    config = load_config(CONFIGS / "long.yaml")
     assert config.eval.games_vs("ismcts:sims=30", final=True) > 0
     assert config.eval.games_vs("ismcts:sims=30") == 0  # too slow for the learning curve
     assert config.ppo.action_head == "scoring" and config.env.features[-1] == "actions"
