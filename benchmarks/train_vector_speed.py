@@ -9,12 +9,13 @@ of a training run measures, without evaluations). The two paths take turns, ``--
 times, each timing ``--rollouts`` rollouts on a model already warmed by one; the ratio
 is the median over rounds of native / python.
 
-The native path runs only random opponents: a config whose pool holds others (the
-default's self-play snapshots) is measured with ``opponents.weights={random: 1.0}``.
+The native path runs only random opponents: a config whose pool holds others (self-play
+snapshots, the heuristic league of configs/default.yaml) is measured with
+``opponents.weights={random: 1.0}``.
 
 Usage::
 
-    python benchmarks/train_vector_speed.py [--config configs/default.yaml]
+    python benchmarks/train_vector_speed.py [--config configs/vs_random.yaml]
         [--override env.features=[]] [--rollouts 2] [--rounds 3]
 """
 
@@ -49,7 +50,7 @@ def steps_per_s(model: Any, rollout: int, rollouts: int) -> float:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--config", default="configs/default.yaml")
+    p.add_argument("--config", default="configs/vs_random.yaml")
     p.add_argument("--override", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--rollouts", type=int, default=2, help="rollouts timed per case and round")
     p.add_argument("--rounds", type=int, default=3)

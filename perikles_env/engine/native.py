@@ -35,28 +35,30 @@ from .queries import _OUTSIDE_NATIVE, register_native
 from .rng import Rng
 from .state import STATE_FIELDS, GameConfig, GameState
 
-__all__ = ["FieldList", "NativeGame", "from_python", "new_native", "random_games"]
+__all__ = [
+    "FieldList", "NativeGame", "from_python", "load_extension", "new_native", "random_games"
+]
 
 
-def _load_extension() -> Any:
-    """``perikles_env._native``, or the build that ``$PERIKLES_NATIVE_PATH`` names (the
-    sanitizer test loads an ASan build this way)."""
-    path = os.environ.get("PERIKLES_NATIVE_PATH")
+def load_extension(name: str, env_var: str) -> Any:
+    """The extension module ``perikles_env.<name>``, or the build that ``$<env_var>`` names
+    (the sanitizer test loads ASan builds this way)."""
+    path = os.environ.get(env_var)
     if not path:
-        from .. import _native as module
+        import importlib
 
-        return module
+        return importlib.import_module(f"perikles_env.{name}")
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("perikles_env._native", path)
+    spec = importlib.util.spec_from_file_location(f"perikles_env.{name}", path)
     if spec is None or spec.loader is None:
-        raise ImportError(f"PERIKLES_NATIVE_PATH={path!r} is not a loadable extension")
+        raise ImportError(f"{env_var}={path!r} is not a loadable extension")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-_native = _load_extension()
+_native = load_extension("_native", "PERIKLES_NATIVE_PATH")
 
 
 def _configure() -> dict[str, int]:

@@ -79,7 +79,10 @@ def native_problem(weights: Mapping[str, float], backend: str | None) -> str | N
         return "the engine backend is python (env.backend or $PERIKLES_BACKEND)"
     others = unsupported_opponents(weights)
     if others:
-        return f"it plays only {NATIVE_OPPONENT!r} opponents, not {others}"
+        return (
+            f"the native vector env moves only {NATIVE_OPPONENT!r} opponents; "
+            f"this pool has {others}"
+        )
     if not native_vec_available():
         return "the C++ vector env is not built (make native)"
     return None

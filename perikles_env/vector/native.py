@@ -17,8 +17,8 @@ from ..analysis.observation import LAYOUT, OBS_SIZE, ORACLE_LAYOUT, ORACLE_SIZE
 from ..engine import native as engine_native
 from ..engine.actions import NUM_ACTIONS
 
-try:
-    from .. import _native_vec
+try:  # $PERIKLES_NATIVE_VEC_PATH: a sanitizer build (tests/native/test_sanitizer.py)
+    _native_vec = engine_native.load_extension("_native_vec", "PERIKLES_NATIVE_VEC_PATH")
 except ImportError as exc:  # the engine core is built but not this extension
     raise ImportError(f"perikles_env._native_vec is not built: {exc}") from exc
 

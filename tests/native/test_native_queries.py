@@ -1,8 +1,9 @@
 """The rule queries answered by the C++ core equal the Python reference (engine/queries.py).
 
 On a NativeGame, ``queries.py`` sends the placement queries, ``proposals``,
-``assassination_targets``, ``plague_losses``, ``statue_vp`` and ``location_vp`` to C++, and ``NativeGame`` answers
-``location_vp``, ``statue_count``, ``round_strengths`` and ``predicted_rounds`` there.
+``assassination_targets``, ``plague_losses``, ``statue_vp`` and ``location_vp`` to C++,
+and ``NativeGame`` answers ``location_vp``, ``statue_count``, ``round_strengths`` and
+``predicted_rounds`` there.
 Checked at every decision of seeded games at 3, 4 and 5 players (twin games: the same query
 on the Python engine's state is the reference), with a proof that C++ really answered
 (the core's own answer and the fresh-field test ``FieldList.core_of``); arguments outside

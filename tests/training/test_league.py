@@ -1,7 +1,8 @@
 """Issue 18's recipe (configs/default.yaml) on its smoke config
-(configs/heuristic_league_smoke.yaml): the league of heuristic personalities, snapshots and a little random; the imitation warm start with
-its agreement; periodic evaluation against the heuristic; the final evaluation against
-random, default and other-personality heuristics, each with a CI."""
+(configs/heuristic_league_smoke.yaml): the league of heuristic personalities, snapshots and a
+little random; the imitation warm start with its agreement; periodic evaluation against the
+heuristic; the final evaluation against random, default and other-personality heuristics, each
+with a CI."""
 
 from __future__ import annotations
 

@@ -1,0 +1,79 @@
+"""Where a training run's time goes: the trainer in one process (``train.vec_env: dummy``,
+so the opponents, the feature blocks, the engine and the PPO update all run under one
+profiler), cProfile's own time summed by area.
+
+    python benchmarks/train_profile.py                      # configs/default.yaml
+    python benchmarks/train_profile.py --config long --steps 8192
+
+Imitation, evaluation and checkpoints are switched off: this profiles the PPO phase only.
+Each part is the cumulative time of one entry point (the env's step, the heuristic's
+decision, PPO's update, ...), as a share of the trainer's ``learn``. The shares, not the
+absolute times, are the result: the profiler slows Python code more than numpy / torch /
+C++ kernels, so it overstates the Python parts somewhat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import tempfile
+from pathlib import Path
+
+from perikles_env.training.config import load_config
+from perikles_env.training.config_files import find_config
+from perikles_env.training.train import train
+
+# Entry points whose cumulative time is the cost of one part of training: (part, file path
+# ending, function name). The parts under "env steps" are nested in it.
+PARTS = (
+    ("rollout collection (SB3)", "common/on_policy_algorithm.py", "collect_rollouts"),
+    ("  env steps (opponents, engine, observation)", "single_agent/env.py", "step"),
+    ("    heuristic opponents (all personalities)", "agents/heuristic/agent.py", "act_state"),
+    ("    self-play snapshot opponents (network)", "agents/ppo.py", "act_state"),
+    ("    learner observation (base + feature blocks)", "single_agent/env.py", "_observe"),
+    ("PPO update (MaskablePPO.train)", "ppo_mask/ppo_mask.py", "train"),
+)
+
+
+def cumulative(stats: dict, path_end: str, name: str) -> float:
+    return sum(
+        cum
+        for (filename, _, function), (_, _, _, cum, _) in stats.items()
+        if function == name and filename.endswith(path_end)
+    )
+
+
+def profile(config_name: str, steps: int) -> None:
+    overrides = [
+        "pretrain.decisions=0", "eval.every=0", "eval.final_games=0", "eval.agreement_games=0",
+        f"train.total_timesteps={steps}", "train.vec_env=dummy", "train.progress_bar=false",
+        "train.tensorboard=false", f"train.checkpoint_every={10 * steps}", "name=profile",
+    ]
+    config = load_config(find_config(config_name), overrides)
+    with tempfile.TemporaryDirectory() as tmp:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        summary = train(config, Path(tmp) / "profile")
+        profiler.disable()
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    total = cumulative(stats, "training/train.py", "learn")
+    print(
+        f"\n{config_name}: {summary['timesteps']:,} learner steps, "
+        f"{summary['throughput']['learner_steps_per_s']:.0f} learner steps/s under the profiler"
+    )
+    print(f"| part of `learn` ({total:.0f} s under the profiler) | share |\n|---|---:|")
+    for part, path_end, name in PARTS:
+        print(f"| {part} | {100 * cumulative(stats, path_end, name) / total:.1f} % |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", default="default", help="shipped config name or path")
+    parser.add_argument("--steps", type=int, default=8192, help="learner steps to profile")
+    args = parser.parse_args()
+    profile(args.config, args.steps)
+
+
+if __name__ == "__main__":
+    main()
