@@ -27,7 +27,7 @@ from perikles_env.training.train import train
 # Entry points whose cumulative time is the cost of one part of training: (part, file path
 # ending, function name). The parts under "env steps" are nested in it.
 PARTS = (
-    ("rollout collection (SB3)", "common/on_policy_algorithm.py", "collect_rollouts"),
+    ("rollout collection (SB3)", "ppo_mask/ppo_mask.py", "collect_rollouts"),
     ("  env steps (opponents, engine, observation)", "single_agent/env.py", "step"),
     ("    heuristic opponents (all personalities)", "agents/heuristic/agent.py", "act_state"),
     ("    self-play snapshot opponents (network)", "agents/ppo.py", "act_state"),
@@ -49,6 +49,9 @@ def profile(config_name: str, steps: int) -> None:
         "pretrain.decisions=0", "eval.every=0", "eval.final_games=0", "eval.agreement_games=0",
         f"train.total_timesteps={steps}", "train.vec_env=dummy", "train.progress_bar=false",
         "train.tensorboard=false", f"train.checkpoint_every={10 * steps}", "name=profile",
+        # snapshots from the first quarter on, as in a real run (they exist after its first
+        # snapshot_every steps, most of it), so the self-play opponents are profiled too
+        f"opponents.snapshot_every={max(1, steps // 4)}",
     ]
     config = load_config(find_config(config_name), overrides)
     with tempfile.TemporaryDirectory() as tmp:

@@ -13,18 +13,24 @@ shared tree keyed by action sequences on that sample:
   makes other actions legal; untried candidates are expanded in heuristic order;
 * rollout: ``horizon`` decisions of the rollout policy (``heuristic`` or ``random``; -1
   plays to the end), then ``leaf_value.leaf_values`` (exact win shares at the end, else a
-  softmax of projected VP);
+  softmax of projected VP). The random rollout is ``legal[Rng(seed).randrange(len)]`` at
+  every decision, forced ones included (they count towards ``horizon``): on the C++ core it
+  is one ``NativeGame.random_playout`` call, on the Python engine the same policy in Python,
+  so both backends play the same rollouts;
 * decisions with a single legal action are applied without a tree node.
 
 The search reads the real game only through ``determinize`` and ``legal_actions`` of the
-searching player's own decision. Budget is a number of iterations (``sims``), so a seed
-fixes the decision; all randomness comes from the rng the caller passes.
+searching player's own decision. Budget: ``sims`` iterations, so a seed fixes the decision;
+all randomness comes from the rng the caller passes. ``seconds`` > 0 also stops the search
+once that much wall time has passed (at least one iteration runs), trading that
+reproducibility for a bounded think time.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
@@ -34,6 +40,7 @@ import numpy as np
 from ..analysis.leaf_value import leaf_values
 from ..analysis.params import HeuristicParams
 from ..analysis.view import PlayerView
+from ..engine.rng import Rng
 from ..errors import InvalidConfigError
 from .base import Agent
 from .heuristic.agent import HeuristicAgent, score_actions
@@ -42,6 +49,7 @@ if TYPE_CHECKING:
     from ..engine.game import Game
 
 Determinizer = Callable[..., "Game"]
+_TO_THE_END = 1 << 62  # a random rollout's decision limit when horizon is -1
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,7 @@ class ISMCTSParams:
     c: float = 0.5
     width: int = 5
     opp_width: int = 2
+    seconds: float = 0.0
 
     def __post_init__(self) -> None:
         ints = {"sims": 1, "horizon": -1, "width": 1, "opp_width": 1}
@@ -65,9 +74,15 @@ class ISMCTSParams:
             raise InvalidConfigError(
                 f"ismcts rollout must be 'heuristic' or 'random', got {self.rollout!r}"
             )
-        if isinstance(self.c, bool) or not isinstance(self.c, (int, float)) or self.c < 0:
-            raise InvalidConfigError(f"ismcts c must be a number >= 0, got {self.c!r}")
-        object.__setattr__(self, "c", float(self.c))
+        for name in ("c", "seconds"):
+            value = getattr(self, name)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not 0 <= value < math.inf
+            ):
+                raise InvalidConfigError(f"ismcts {name} must be a number >= 0, got {value!r}")
+            object.__setattr__(self, name, float(value))
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> ISMCTSParams:
@@ -124,9 +139,12 @@ class ISMCTSAgent(Agent):
         determinize = self._determinize or _default_determinize()
         self._determinize = determinize
         r = random.Random(int(rng.integers(2**63)))
+        deadline = time.perf_counter() + self.params.seconds if self.params.seconds else None
         root = Node(game.n)
         root.cands = self._candidates(PlayerView(game, player), legal, self.params.width)
-        for _ in range(self.params.sims):
+        for i in range(self.params.sims):
+            if deadline is not None and i and time.perf_counter() >= deadline:
+                break
             sample = determinize(game, player, np.random.default_rng(r.getrandbits(63)))
             sample.record = False  # rollouts never read the event log
             self._iterate(root, sample, r)
@@ -194,19 +212,33 @@ class ISMCTSAgent(Agent):
 
     def _rollout(self, g: Game, r: random.Random) -> None:
         steps = self.params.horizon
-        heuristic = self.params.rollout == "heuristic"
+        if self.params.rollout == "random":
+            random_playout(g, r.getrandbits(63), _TO_THE_END if steps < 0 else steps)
+            return
         rng = np.random.default_rng(r.getrandbits(63))
         while steps != 0 and not g.is_terminal:
             legal = g.legal_actions()
             if len(legal) == 1:
                 g.apply_action(legal[0])
                 continue
-            if heuristic:
-                action = self._heuristic.decide(PlayerView(g, g.current), legal, rng)
-            else:
-                action = legal[r.randrange(len(legal))]
-            g.apply_action(action)
+            g.apply_action(self._heuristic.decide(PlayerView(g, g.current), legal, rng))
             steps -= 1
+
+
+def random_playout(g: Game, seed: int, max_decisions: int) -> int:
+    """Play ``legal[Rng(seed).randrange(len(legal))]`` until the end or ``max_decisions``
+    decisions (forced ones count); returns the decisions made. In one C++ call on a
+    ``NativeGame``, else the same policy in Python, so both engines play the same moves."""
+    native = getattr(g, "random_playout", None)
+    if native is not None:
+        return int(native(seed, max_decisions))
+    policy = Rng(seed)
+    made = 0
+    while made < max_decisions and not g.is_terminal:
+        legal = g.legal_actions()
+        g.apply_action(legal[policy.randrange(len(legal))])
+        made += 1
+    return made
 
 
 def _visits(node: Node, action: int) -> int:
