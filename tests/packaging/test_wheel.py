@@ -109,9 +109,9 @@ def test_train_and_evaluate_from_a_stranger_folder(venv: Path, stranger_folder: 
         "train.total_timesteps=256", "train.n_envs=2", "train.workers=1",
         "train.vec_env=dummy", "ppo.n_steps=64", "ppo.batch_size=64", "ppo.n_epochs=1",
         "train.progress_bar=false", "train.tensorboard=false", "eval.every=0",
-        "eval.final_games={random: 4}", "eval.opponents=[random]", "eval.workers=1",
-        "opponents.weights={random: 1.0}", "pretrain.decisions=0", "eval.agreement_games=0",
-        "name=wheel", "out=runs",
+        "eval.final_games={random: 4}", "eval.games={random: 4}", "eval.opponents=[random]",
+        "eval.workers=1", "opponents.weights={random: 1.0}", "pretrain.decisions=0",
+        "eval.agreement_games=0", "name=wheel", "out=runs",
     ]
     _run(
         [str(bin_dir / "perikles-train"), "--config", "default"]
