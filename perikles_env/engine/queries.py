@@ -54,6 +54,24 @@ _NATIVE_LIST: Any = _NoNative
 _OUTSIDE_NATIVE = (TypeError, ValueError, OverflowError)  # C++ twin refused the arguments
 
 
+_NO_ANSWER: Any = object()
+
+
+def _core_answer(first: Any, fields: tuple[Any, ...], method: str, *args: Any) -> Any:
+    """The C++ core's ``method(*args)`` when ``first.core_of(*fields)`` finds these lists to
+    be fresh fields of one NativeGame, else ``_NO_ANSWER`` (stale or copied lists, a Python
+    game, arguments outside the C++ ranges): then the Python reference answers, or raises."""
+    if type(first) is not _NATIVE_LIST:
+        return _NO_ANSWER
+    core = first.core_of(*fields)
+    if core is None:
+        return _NO_ANSWER
+    try:
+        return getattr(core, method)(*args)
+    except _OUTSIDE_NATIVE:
+        return _NO_ANSWER
+
+
 def register_native(game_type: type, list_type: type) -> None:
     """Called once by ``native.py`` on import: queries on a ``game_type`` game, or on
     fresh ``list_type`` fields of one, are answered by its C++ core."""
@@ -260,13 +278,9 @@ def plague_losses(cubes: Sequence[int], cand: Sequence[int], city: int, n: int) 
     """Cubes each player loses from the main area of ``city`` to Plague (D.2, E19): half of
     his cubes there, rounded down, counting his candidate cube, never more than he has in
     the main area."""
-    if type(cubes) is _NATIVE_LIST:
-        core = cubes.core_of("cubes", cand, "cand", n)  # type: ignore[attr-defined]
-        if core is not None:
-            try:
-                return core.plague_losses(city)  # type: ignore[no-any-return]
-            except _OUTSIDE_NATIVE:
-                pass
+    answer = _core_answer(cubes, ("cubes", cand, "cand", n), "plague_losses", city)
+    if answer is not _NO_ANSWER:
+        return answer  # type: ignore[no-any-return]
     out = []
     for q in range(n):
         in_main = cubes[city * D.MAX_PLAYERS + q]
@@ -279,13 +293,9 @@ def proposals(cubes: Sequence[int], cand: Sequence[int], p: int, n: int) -> list
     """Legal ``(city, nominee)`` proposals of player p (B.5, E12): a city with a free
     candidate slot where p has a cube (his candidate cube counts); the nominee has a cube
     in its main area and is not already its alpha candidate. Nominees in seat order from p."""
-    if type(cubes) is _NATIVE_LIST:
-        core = cubes.core_of("cubes", cand, "cand", n)  # type: ignore[attr-defined]
-        if core is not None:
-            try:
-                return core.proposals(p)  # type: ignore[no-any-return]
-            except _OUTSIDE_NATIVE:
-                pass
+    answer = _core_answer(cubes, ("cubes", cand, "cand", n), "proposals", p)
+    if answer is not _NO_ANSWER:
+        return answer  # type: ignore[no-any-return]
     out = []
     for c in range(D.NUM_CITIES):
         alpha, beta = cand[c * 2], cand[c * 2 + 1]
@@ -307,13 +317,9 @@ def assassination_targets(
     """Legal Assassin targets ``(city, target)`` (B.4 step 3, E16): ``target`` is the seat of
     a player with a main-area cube there (seats in order from ``first``), or
     ``actions.ASSASSIN_ALPHA`` / ``ASSASSIN_BETA`` for an occupied candidate slot."""
-    if type(cubes) is _NATIVE_LIST:
-        core = cubes.core_of("cubes", cand, "cand", n)  # type: ignore[attr-defined]
-        if core is not None:
-            try:
-                return core.assassination_targets(first)  # type: ignore[no-any-return]
-            except _OUTSIDE_NATIVE:
-                pass
+    answer = _core_answer(cubes, ("cubes", cand, "cand", n), "assassination_targets", first)
+    if answer is not _NO_ANSWER:
+        return answer  # type: ignore[no-any-return]
     out = []
     for c in range(D.NUM_CITIES):
         base = c * D.MAX_PLAYERS
@@ -373,13 +379,9 @@ def cube_vp(cubes: Sequence[int], cand: list[int], player: int) -> int:
 
 def statue_vp(statues: Sequence[int], defeats: Sequence[int], player: int) -> int:
     """VP of a player's statues, each at its city's current value (A.2, B.10)."""
-    if type(statues) is _NATIVE_LIST:
-        core = statues.core_of("statues", defeats, "defeats")  # type: ignore[attr-defined]
-        if core is not None:
-            try:
-                return core.statue_vp(player)  # type: ignore[no-any-return]
-            except _OUTSIDE_NATIVE:
-                pass
+    answer = _core_answer(statues, ("statues", defeats, "defeats"), "statue_vp", player)
+    if answer is not _NO_ANSWER:
+        return answer  # type: ignore[no-any-return]
     return sum(
         statues[c * D.MAX_PLAYERS + player] * D.statue_value(c, defeats[c])
         for c in range(D.NUM_CITIES)
@@ -388,13 +390,9 @@ def statue_vp(statues: Sequence[int], defeats: Sequence[int], player: int) -> in
 
 def location_vp(loc_claim: Sequence[int], player: int) -> int:
     """VP of the location tiles ``player`` has won (B.10)."""
-    if type(loc_claim) is _NATIVE_LIST:
-        core = loc_claim.core_of("loc_claim")  # type: ignore[attr-defined]
-        if core is not None:
-            try:
-                return core.location_vp(player)  # type: ignore[no-any-return]
-            except _OUTSIDE_NATIVE:
-                pass
+    answer = _core_answer(loc_claim, ("loc_claim",), "location_vp", player)
+    if answer is not _NO_ANSWER:
+        return answer  # type: ignore[no-any-return]
     bit = 1 << player
     return sum(_TILE_VP[t] for t, claim in enumerate(loc_claim) if claim & bit)
 

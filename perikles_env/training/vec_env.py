@@ -19,7 +19,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import pickle
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 import gymnasium as gym
@@ -107,6 +107,18 @@ def _start_workers(target: Any, payloads: list[Any], start_method: str | None) -
     return remotes, processes
 
 
+def group_by_owner(
+    owner: Sequence[tuple[int, int]], indices: Iterable[int]
+) -> dict[int, list[int]]:
+    """Env indices grouped by the process (or shard) holding them: ``{owner: [local index]}``
+    from ``owner[i] = (owner, local index)``."""
+    groups: dict[int, list[int]] = {}
+    for i in indices:
+        who, local = owner[i]
+        groups.setdefault(who, []).append(local)
+    return groups
+
+
 class BatchedSubprocVecEnv(VecEnv):
     """``len(env_fns)`` envs spread over ``workers`` processes (contiguous blocks)."""
 
@@ -166,11 +178,7 @@ class BatchedSubprocVecEnv(VecEnv):
     # ---- attributes and methods ----------------------------------------------------------
 
     def _by_worker(self, indices: VecEnvIndices) -> dict[int, list[int]]:
-        groups: dict[int, list[int]] = {}
-        for i in self._get_indices(indices):
-            w, local = self.owner[i]
-            groups.setdefault(w, []).append(local)
-        return groups
+        return group_by_owner(self.owner, self._get_indices(indices))
 
     def env_method(
         self, method_name: str, *args: Any, indices: VecEnvIndices = None, **kwargs: Any
@@ -360,11 +368,7 @@ class ShardedVecEnv(VecEnv):
         return replies
 
     def _by_shard(self, indices: VecEnvIndices) -> dict[int, list[int]]:
-        groups: dict[int, list[int]] = {}
-        for i in self._get_indices(indices):
-            k, local = self.owner[i]
-            groups.setdefault(k, []).append(local)
-        return groups
+        return group_by_owner(self.owner, self._get_indices(indices))
 
     def env_method(
         self, method_name: str, *args: Any, indices: VecEnvIndices = None, **kwargs: Any
