@@ -19,7 +19,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import pickle
 import signal
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import gymnasium as gym
@@ -107,19 +107,41 @@ def _start_workers(target: Any, payloads: list[Any], start_method: str | None) -
     return remotes, processes
 
 
-def group_by_owner(
-    owner: Sequence[tuple[int, int]], indices: Iterable[int]
-) -> dict[int, list[int]]:
-    """Env indices grouped by the process (or shard) holding them: ``{owner: [local index]}``
-    from ``owner[i] = (owner, local index)``."""
-    groups: dict[int, list[int]] = {}
-    for i in indices:
-        who, local = owner[i]
-        groups.setdefault(who, []).append(local)
-    return groups
+class _ProcessVecEnv(VecEnv):
+    """What the two process-backed VecEnvs share: ``remotes`` / ``processes`` of their
+    workers, ``owner[i] = (worker, local index)`` of env i, and shutting down."""
+
+    remotes: list[Any]
+    processes: list[Any]
+    owner: list[tuple[int, int]]
+    closed: bool
+
+    def _by_owner(self, indices: VecEnvIndices) -> dict[int, list[int]]:
+        """``{worker: [local index]}`` of the envs ``indices`` names."""
+        groups: dict[int, list[int]] = {}
+        for i in self._get_indices(indices):
+            who, local = self.owner[i]
+            groups.setdefault(who, []).append(local)
+        return groups
+
+    def env_is_wrapped(
+        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
+    ) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]  # the envs are never wrapped
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        for remote in self.remotes:
+            remote.send(("close", None))
+        for process in self.processes:
+            process.join()
+        for remote in self.remotes:
+            remote.close()
+        self.closed = True
 
 
-class BatchedSubprocVecEnv(VecEnv):
+class BatchedSubprocVecEnv(_ProcessVecEnv):
     """``len(env_fns)`` envs spread over ``workers`` processes (contiguous blocks)."""
 
     def __init__(
@@ -177,15 +199,12 @@ class BatchedSubprocVecEnv(VecEnv):
 
     # ---- attributes and methods ----------------------------------------------------------
 
-    def _by_worker(self, indices: VecEnvIndices) -> dict[int, list[int]]:
-        return group_by_owner(self.owner, self._get_indices(indices))
-
     def env_method(
         self, method_name: str, *args: Any, indices: VecEnvIndices = None, **kwargs: Any
     ) -> list[Any]:
         if method_name == MASK_METHOD and not args and not kwargs:
             return [self.masks[i].copy() for i in self._get_indices(indices)]
-        groups = self._by_worker(indices)
+        groups = self._by_owner(indices)
         for w, local in groups.items():
             self.remotes[w].send(("env_method", (local, method_name, args, kwargs)))
         return [x for w in groups for x in self.remotes[w].recv()]
@@ -200,33 +219,17 @@ class BatchedSubprocVecEnv(VecEnv):
         return all([remote.recv() for remote in self.remotes])
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        groups = self._by_worker(indices)
+        groups = self._by_owner(indices)
         for w, local in groups.items():
             self.remotes[w].send(("get_attr", (local, attr_name)))
         return [x for w in groups for x in self.remotes[w].recv()]
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        groups = self._by_worker(indices)
+        groups = self._by_owner(indices)
         for w, local in groups.items():
             self.remotes[w].send(("set_attr", (local, attr_name, value)))
         for w in groups:
             self.remotes[w].recv()
-
-    def env_is_wrapped(
-        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
-    ) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]  # the envs are never wrapped
-
-    def close(self) -> None:
-        if self.closed:
-            return
-        for remote in self.remotes:
-            remote.send(("close", None))
-        for process in self.processes:
-            process.join()
-        for remote in self.remotes:
-            remote.close()
-        self.closed = True
 
 
 class _Failure(NamedTuple):
@@ -298,7 +301,7 @@ def _shard_command(vec: VecEnv, cmd: str, data: Any) -> Any:
     raise ValueError(f"unknown shard command {cmd!r}")
 
 
-class ShardedVecEnv(VecEnv):
+class ShardedVecEnv(_ProcessVecEnv):
     """Several ``VecEnv`` shards, one per worker process, as one ``VecEnv`` (env ``i``
     numbered across the shards in order), masks shipped with every step as in
     ``BatchedSubprocVecEnv``. For the native vector env: its C++ part is cheap, but
@@ -367,9 +370,6 @@ class ShardedVecEnv(VecEnv):
                 raise reply.error
         return replies
 
-    def _by_shard(self, indices: VecEnvIndices) -> dict[int, list[int]]:
-        return group_by_owner(self.owner, self._get_indices(indices))
-
     def env_method(
         self, method_name: str, *args: Any, indices: VecEnvIndices = None, **kwargs: Any
     ) -> list[Any]:
@@ -391,24 +391,8 @@ class ShardedVecEnv(VecEnv):
     def _ask(self, cmd: str, indices: VecEnvIndices, *data: Any) -> list[Any]:
         """``cmd`` for the envs ``indices``, each shard asked for its own; the answers in
         env order (lists), or None for ``set_attr``."""
-        groups = self._by_shard(indices)
+        groups = self._by_owner(indices)
         for k, local in groups.items():
             self.remotes[k].send((cmd, (local, *data)))
         replies = self._answers([self.remotes[k] for k in groups])
         return [x for reply in replies for x in (reply or [])]
-
-    def env_is_wrapped(
-        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
-    ) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-    def close(self) -> None:
-        if self.closed:
-            return
-        for remote in self.remotes:
-            remote.send(("close", None))
-        for process in self.processes:
-            process.join()
-        for remote in self.remotes:
-            remote.close()
-        self.closed = True
