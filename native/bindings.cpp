@@ -236,6 +236,52 @@ struct Engine {
     g.apply_action(a);
     return true;
   }
+
+  // `apply` that also says which fields the action changed: a tuple of their names, or
+  // None when the action is illegal (nothing changed). NativeGame forgets only those of
+  // its cached field copies, so Python code that reads the state after every decision
+  // (a PlayerView per heuristic move) copies out of C++ only what moved.
+  nb::object apply_changed(int a) {
+    if (!is_legal(a)) return nb::none();
+    // scratch kept per thread, not per engine: a clone copies no buffers
+    static thread_local std::vector<int64_t> before, after;
+    static thread_local std::array<size_t, NUM_FIELDS + 1> before_start, after_start;
+    pack(before, before_start);
+    legal_valid = false;
+    g.apply_action(a);
+    pack(after, after_start);
+    nb::list names;
+    for (int id = 0; id < NUM_FIELDS; ++id) {
+      auto b0 = before.begin() + before_start[id], b1 = before.begin() + before_start[id + 1];
+      auto a0 = after.begin() + after_start[id], a1 = after.begin() + after_start[id + 1];
+      if (!std::equal(b0, b1, a0, a1)) names.append(nb::str(FIELDS[id].name));
+    }
+    return nb::tuple(names);
+  }
+
+  // Every field's values in one flat buffer, `start[id]` where field `id` begins.
+  void pack(std::vector<int64_t>& out, std::array<size_t, NUM_FIELDS + 1>& start) {
+    out.clear();
+    for (int id = 0; id < NUM_FIELDS; ++id) {
+      start[id] = out.size();
+      const Field& f = FIELDS[id];
+      switch (f.kind) {
+        case F_RNG: out.push_back(static_cast<int64_t>(g.rng.state)); continue;
+        case F_U64: out.push_back(static_cast<int64_t>(g.decisions)); continue;
+        case F_VECTOR: out.insert(out.end(), g.forced_dice.begin(), g.forced_dice.end()); continue;
+        default: break;
+      }
+      Ref r = field_ref(g, id);
+      switch (f.kind) {
+        case F_INT: out.push_back(*r.scalar); break;
+        case F_BOOL: out.push_back(*r.flag); break;
+        case F_ARRAY: out.insert(out.end(), r.array, r.array + f.size); break;
+        case F_SVEC: out.insert(out.end(), r.svec, r.svec + *r.svec_n); break;
+        default: break;
+      }
+    }
+    start[NUM_FIELDS] = out.size();
+  }
   // The legal actions as a 0/1 mask written into a caller-owned array of NUM_ACTIONS
   // bytes (numpy bool or uint8): no allocation per decision.
   template <typename T>
@@ -678,6 +724,7 @@ NB_MODULE(_native, m) {
       .def("legal_mask", &Engine::legal_mask<bool>, nb::arg("out").noconvert())
       .def("legal_mask", &Engine::legal_mask<uint8_t>, nb::arg("out").noconvert())
       .def("apply", &Engine::apply)
+      .def("apply_changed", &Engine::apply_changed)
       .def("get", &Engine::get)
       .def("set", &Engine::set)
       .def("set_item", &Engine::set_item)

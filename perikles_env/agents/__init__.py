@@ -7,7 +7,7 @@
 """
 
 from ..analysis.view import PlayerView
-from .base import Agent, AgentError
+from .base import Agent, AgentError, game_for
 from .heuristic import HeuristicAgent, HeuristicParams
 from .random_agent import RandomAgent
 from .registry import agent_names, make_agent, parse_spec, register_agent, split_specs
@@ -20,6 +20,7 @@ __all__ = [
     "PlayerView",
     "RandomAgent",
     "agent_names",
+    "game_for",
     "make_agent",
     "parse_spec",
     "register_agent",

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 class PPOAgent(Agent):
     name = "ppo"
     uses_state = True
+    read_only = True
 
     def __init__(self, path: str, deterministic: bool = True, device: str = "cpu") -> None:
         if not isinstance(deterministic, bool):
@@ -81,9 +82,9 @@ class PPOAgent(Agent):
 
     def act_state(self, game: Game, player: int, rng: np.random.Generator) -> int:
         if self._encode is None:
-            from ..analysis.encoding import default_encoder
+            from ..vector.encoder import game_encoder
 
-            self._encode = default_encoder(self.features).encode
+            self._encode = game_encoder(self.features).encode
         observation = self._encode(game, player)
         mask = mask_from_legal(game.legal_actions(), int(self.policy.action_space.n))
         return self.act(observation, mask, rng)

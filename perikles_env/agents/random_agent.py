@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 class RandomAgent(Agent):
     name = "random"
     uses_state = True
+    read_only = True
 
     def act(self, observation: Any, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         legal = legal_from_mask(action_mask)

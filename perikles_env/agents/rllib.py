@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 class RLlibAgent(Agent):
     name = "rllib"
     uses_state = True
+    read_only = True
 
     def __init__(self, path: str, deterministic: bool = True) -> None:
         if not isinstance(deterministic, bool):
@@ -50,12 +51,12 @@ class RLlibAgent(Agent):
         if self._module is None:
             import torch
 
-            from ..analysis.encoding import default_encoder
+            from ..vector.encoder import game_encoder
             from .rllib_policy import load_policy
 
             torch.set_num_threads(1)
             self._module, meta = load_policy(self.path)
-            self._encode = default_encoder(meta["layout"]["features"]).encode
+            self._encode = game_encoder(meta["layout"]["features"]).encode
         return self._module
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:

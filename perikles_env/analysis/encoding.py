@@ -18,6 +18,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -56,13 +57,15 @@ def check_features(features: Sequence[str]) -> tuple[str, ...]:
     return tuple(features)
 
 
-def default_encoder(features: Sequence[str] = ()) -> Encoder:
+def default_encoder(features: Sequence[str] = (), base: Any = None) -> Encoder:
     """A fresh encoder (incremental: keep one per env or agent, not one per call), with the
-    named feature blocks appended in the order given."""
+    named feature blocks appended in the order given. ``base`` encodes the observation
+    itself (an ``ObservationEncoder``, the default, or anything with its ``encode``:
+    ``vector.encoder.game_encoder`` passes one that writes a ``NativeGame``'s in C++)."""
     from .observation import CLIP, ObservationEncoder, observation_size
 
     features = check_features(features)
-    base = ObservationEncoder().encode
+    base = (base or ObservationEncoder()).encode
     size = observation_size()
     if not features:
         return Encoder(base, _box(size, CLIP))

@@ -35,9 +35,7 @@ from .queries import _OUTSIDE_NATIVE, register_native
 from .rng import Rng
 from .state import STATE_FIELDS, GameConfig, GameState
 
-__all__ = [
-    "FieldList", "NativeGame", "from_python", "load_extension", "new_native", "random_games"
-]
+__all__ = ["FieldList", "NativeGame", "from_python", "load_extension", "new_native", "random_games"]
 
 
 def load_extension(name: str, env_var: str) -> Any:
@@ -254,8 +252,19 @@ def _writing(method_name: str) -> Any:
     return change
 
 
-for _method in ("__delitem__", "__iadd__", "__imul__", "append", "extend", "insert", "pop",
-                "remove", "clear", "sort", "reverse"):
+for _method in (
+    "__delitem__",
+    "__iadd__",
+    "__imul__",
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "remove",
+    "clear",
+    "sort",
+    "reverse",
+):
     setattr(FieldList, _method, _writing(_method))
 _list_setitem = _writing("__setitem__")
 
@@ -284,7 +293,7 @@ _RNG_ID = _FIELD_IDS["rng"]
 class NativeGame(Game):
     """A ``Game`` whose state lives in C++ (see the module docstring for what differs)."""
 
-    # __dict__ caches the state fields read since the last change (see ``_Field``)
+    # __dict__ caches the state fields read since they last changed (see ``_Field``)
     __slots__ = ("_c", "_prefix", "_decoded", "__dict__")
 
     _c: Any
@@ -354,14 +363,21 @@ class NativeGame(Game):
     def apply_action(self, action: int) -> None:
         """Apply a legal action. Unlike the Python engine's unchecked call, an illegal one
         raises IllegalActionError (state unchanged): C++ never runs on bad input."""
+        cache = self.__dict__
         try:
-            ok = self._c.apply(action)
+            if cache:  # forget only the cached fields this action changes
+                changed = self._c.apply_changed(action)
+                ok = changed is not None
+            else:
+                ok = self._c.apply(action)
         except TypeError:
             ok = False
         if not ok:
             raise self.illegal_action_error(action, "not legal now")
-        if self.__dict__:
-            self.__dict__.clear()
+        if cache:
+            forget = cache.pop
+            for name in changed:
+                forget(name, None)
 
     def legal_mask(self, out: Any) -> None:
         """Write the legal actions as a 0/1 mask into ``out``, a caller-owned writable
@@ -491,7 +507,8 @@ class NativeGame(Game):
 class _Field:
     """A state field of NativeGame. A non-data descriptor: the first read after a change
     copies the value out of C++ into the instance ``__dict__``, where later reads find it
-    at plain-attribute speed; ``apply_action`` clears that cache, ``__setattr__`` writes."""
+    at plain-attribute speed; ``apply_action`` forgets the copies of the fields the action
+    changed (C++ compares them), ``__setattr__`` writes."""
 
     __slots__ = ("name", "fid")
 

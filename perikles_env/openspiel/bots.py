@@ -10,7 +10,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mcts
 
-from ..agents import Agent, make_agent
+from ..agents import Agent, game_for, make_agent
 from ..analysis.leaf_value import leaf_values
 from .game import PeriklesState
 
@@ -27,7 +27,7 @@ class PeriklesAgentBot(pyspiel.Bot):
 
     def step(self, state: PeriklesState) -> int:
         game = state.engine_game
-        return int(self.agent.act_state(game.clone(), game.current, self._rng))
+        return int(self.agent.act_state(game_for(self.agent, game), game.current, self._rng))
 
     def restart_at(self, state: PeriklesState) -> None:
         self.agent.reset()

@@ -32,12 +32,13 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ..agents import Agent, AgentError, RandomAgent, make_agent
-from ..analysis.encoding import Encoder, default_encoder
+from ..agents import Agent, AgentError, game_for, make_agent
+from ..analysis.encoding import Encoder
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig
 from ..engine import data as D
 from ..engine.backend import resolve_backend
 from ..errors import InvalidConfigError
+from ..vector.encoder import game_encoder
 from .opponents import OpponentPool
 from .rewards import RewardConfig, RewardTracker
 
@@ -49,8 +50,10 @@ def _player_counts(value: PlayerCount) -> tuple[int, ...]:
     if isinstance(counts, (str, bytes)) or not isinstance(counts, Sequence) or not counts:
         raise InvalidConfigError(f"num_players must be an int or a list of ints, got {value!r}")
     for n in counts:
-        if isinstance(n, bool) or not isinstance(n, int) or not (
-            D.MIN_PLAYERS <= n <= D.MAX_PLAYERS
+        if (
+            isinstance(n, bool)
+            or not isinstance(n, int)
+            or not (D.MIN_PLAYERS <= n <= D.MAX_PLAYERS)
         ):
             raise InvalidConfigError(
                 f"num_players must be in {D.MIN_PLAYERS}..{D.MAX_PLAYERS}, got {value!r}"
@@ -115,8 +118,10 @@ class PeriklesSingleAgentEnv(gym.Env):
             raise InvalidConfigError(
                 f"illegal_action_penalty must be a finite number, got {illegal_action_penalty!r}"
             )
-        if isinstance(max_decisions, bool) or not isinstance(max_decisions, int) or (
-            max_decisions < 1
+        if (
+            isinstance(max_decisions, bool)
+            or not isinstance(max_decisions, int)
+            or (max_decisions < 1)
         ):
             raise InvalidConfigError(f"max_decisions must be a positive int, got {max_decisions!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -128,7 +133,7 @@ class PeriklesSingleAgentEnv(gym.Env):
         self.reward_config = RewardConfig.from_value(reward)
         self.illegal_action_penalty = float(illegal_action_penalty)
         self.max_decisions = max_decisions
-        self.encoder = encoder or default_encoder(features)
+        self.encoder = encoder or game_encoder(features)
         self.render_mode = render_mode
         self.backend = resolve_backend(backend)  # "native" (C++ core) or "python"
         self.observation_space = self.encoder.space
@@ -166,9 +171,7 @@ class PeriklesSingleAgentEnv(gym.Env):
             del self._agents[spec]  # e.g. a snapshot that left the pool
         while True:
             n = self.player_counts[int(rng.integers(len(self.player_counts)))]
-            self.learner = (
-                self.fixed_seat if self.fixed_seat is not None else int(rng.integers(n))
-            )
+            self.learner = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(n))
             game_seed = int(rng.integers(2**63))
             config = GameConfig(num_players=n, record_events=False)
             self.game = Game.new(config, seed=game_seed, backend=self.backend)
@@ -251,9 +254,7 @@ class PeriklesSingleAgentEnv(gym.Env):
                 return
             seat = game.current
             agent = self._agent(self.seat_specs[seat])
-            # a copy, so no agent can change the real game; the random agent only lists moves
-            view = game if type(agent) is RandomAgent else game.clone()
-            action = agent.act_state(view, seat, rng)
+            action = agent.act_state(game_for(agent, game), seat, rng)
             if not game.is_legal(action):
                 raise AgentError(
                     f"opponent {self.seat_specs[seat]!r} at seat {seat} chose illegal action "
@@ -280,8 +281,12 @@ class PeriklesSingleAgentEnv(gym.Env):
         return self.encoder.encode(self.game, self.learner)
 
     def _info(self, **extra: Any) -> dict[str, Any]:
-        return {"learner_seat": self.learner, "num_players": self.game.n if self.game else 0,
-                "action_mask": self.action_masks(), **extra}
+        return {
+            "learner_seat": self.learner,
+            "num_players": self.game.n if self.game else 0,
+            "action_mask": self.action_masks(),
+            **extra,
+        }
 
     def outcome(self) -> dict[str, Any]:
         """How the episode ended for the learner (also in the last step's ``info``)."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from perikles_env.agents import make_agent
+from perikles_env.agents import game_for, make_agent
 from perikles_env.agents.base import pick_best
 from perikles_env.agents.heuristic import HeuristicAgent
 from perikles_env.agents.heuristic.agent import score_actions
@@ -175,7 +175,7 @@ def measure_agreement(
                 game.apply_action(legal[0])
                 continue
             best = best_actions(tutor, game, p)
-            choice = int(candidate.act_state(game.clone(), p, candidate_rng))
+            choice = int(candidate.act_state(game_for(candidate, game), p, candidate_rng))
             result.add(decision_kind(game.phase, best), choice in best, len(best), len(legal))
             game.apply_action(best[pick_best([0.0] * len(best), play_rng)])
     return result

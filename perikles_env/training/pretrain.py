@@ -34,11 +34,11 @@ from typing import Any
 
 import numpy as np
 
-from perikles_env.agents import make_agent
-from perikles_env.analysis.encoding import default_encoder
+from perikles_env.agents import game_for, make_agent
 from perikles_env.engine import NUM_ACTIONS, Game, GameConfig
 from perikles_env.single_agent import OpponentPool, RewardConfig
 from perikles_env.single_agent.rewards import RewardTracker
+from perikles_env.vector.encoder import game_encoder
 
 
 @dataclass(frozen=True)
@@ -92,9 +92,9 @@ def teacher_move(
     from .agreement import best_actions
 
     if isinstance(teacher, HeuristicAgent) and teacher.params.noise == 0:
-        best = best_actions(teacher, game.clone(), player)
+        best = best_actions(teacher, game, player)  # reads only
         return best[pick_best([0.0] * len(best), rng)], best
-    action = int(teacher.act_state(game.clone(), player, rng))
+    action = int(teacher.act_state(game_for(teacher, game), player, rng))
     return action, [action]
 
 
@@ -102,7 +102,7 @@ def play_demo_game(job: DemoJob) -> Part:
     """One game: the teacher seats' (observations, masks, actions, returns, wins, seats,
     best-action masks)."""
     rng = np.random.default_rng(job.seed)
-    encode = default_encoder(job.features).encode
+    encode = game_encoder(job.features).encode
     n = job.player_counts[int(rng.integers(len(job.player_counts)))]
     seat = int(rng.integers(n))
     others = job.opponents.sample(rng, n - 1)
@@ -122,7 +122,8 @@ def play_demo_game(job: DemoJob) -> Part:
                 rewards[p].append(trackers[p].step(game))
             rows[p].append((encode(game, p), game.legal_actions(), action, best))
         else:
-            action = _agent(specs[p]).act_state(game.clone(), p, rng)
+            agent = _agent(specs[p])
+            action = agent.act_state(game_for(agent, game), p, rng)
         game.apply_action(int(action))
     obs, masks, actions, returns, bests = [], [], [], [], []
     wins = 0.0

@@ -19,7 +19,7 @@ from collections import Counter
 
 import numpy as np
 
-from perikles_env.agents import make_agent, split_specs
+from perikles_env.agents import game_for, make_agent, split_specs
 from perikles_env.cli import CliParser, player_count, positive_int, seed
 from perikles_env.engine import Game, GameConfig
 from perikles_env.engine import actions as A
@@ -51,7 +51,8 @@ def profile(
         rng = np.random.default_rng(seed + g)
         while not game.is_terminal:
             player = game.current_player
-            action = (agent if player == seat else other).act_state(game.clone(), player, rng)
+            actor = agent if player == seat else other
+            action = actor.act_state(game_for(actor, game), player, rng)
             if player == seat:
                 totals["decisions"] += 1
                 totals["place_actions"] += A.decode(action)[0] == "PLACE"

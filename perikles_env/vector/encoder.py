@@ -6,10 +6,12 @@ use ``NativeGame.legal_mask(out)``."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..analysis.encoding import Encoder, default_encoder
 from ..analysis.observation import ObservationEncoder, observation_size
 from ..engine import NUM_ACTIONS, Game
 
@@ -61,6 +63,13 @@ class BackendEncoder:
             _NATIVE[1].encode(game.core, player, out, self.oracle)
             return out
         return self._python.encode(game, player)
+
+
+def game_encoder(features: Sequence[str] = ()) -> Encoder:
+    """``default_encoder(features)`` whose observation of a ``NativeGame`` is written in
+    C++ (the same bytes): what the single-agent env and the learned agents encode with.
+    The feature blocks stay Python code on either backend."""
+    return default_encoder(features, base=BackendEncoder())
 
 
 def legal_mask(game: Game) -> np.ndarray:

@@ -37,6 +37,7 @@ BATTLE_HOLD = {1: 1.2, 2: 0.8, 3: 0.1}
 class HeuristicAgent(Agent):
     name = "heuristic"
     uses_state = True
+    read_only = True
 
     def __init__(self, params: HeuristicParams | None = None, **kwargs: float) -> None:
         self.params = params or HeuristicParams(**kwargs)

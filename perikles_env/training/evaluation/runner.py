@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from perikles_env.agents import Agent, make_agent
+from perikles_env.agents import Agent, game_for, make_agent
 from perikles_env.engine import Game, GameConfig
 from perikles_env.engine.queries import fractional_ranks, win_shares, winners_of
 
@@ -141,7 +141,7 @@ def play_job(job: Job) -> GameRecord:
     while not game.is_terminal and not game.is_truncated:
         p = game.current  # the seat to decide (never -1 before the end)
         start, start_cpu = time.perf_counter(), time.process_time()
-        action = agents[p].act_state(game.clone(), p, rngs[p])
+        action = agents[p].act_state(game_for(agents[p], game), p, rngs[p])
         spent, spent_cpu = time.perf_counter() - start, time.process_time() - start_cpu
         decisions[p] += 1
         think[p] += spent

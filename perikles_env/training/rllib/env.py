@@ -30,7 +30,7 @@ import gymnasium as gym
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from ...agents import Agent, AgentError, RandomAgent, make_agent
+from ...agents import Agent, AgentError, game_for, make_agent
 from ...agents.rllib_policy import MASK_KEY, OBS_KEY
 from ...engine import MAX_GAME_DECISIONS, NUM_ACTIONS
 from ...engine import data as D
@@ -170,9 +170,7 @@ class PeriklesMultiAgentEnv(MultiAgentEnv):
             if spec == "learner":
                 return
             agent = self._opponent(spec)
-            # a copy, so no agent can change the real game; the random agent only lists moves
-            view = game if type(agent) is RandomAgent else game.clone()
-            action = int(agent.act_state(view, seat, self._rng))
+            action = int(agent.act_state(game_for(agent, game), seat, self._rng))
             if not game.is_legal(action):
                 raise AgentError(
                     f"opponent {spec!r} at seat {seat} chose illegal action {action} "
