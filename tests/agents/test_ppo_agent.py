@@ -250,3 +250,30 @@ def test_evaluator_reloads_a_rewritten_checkpoint(tiny_model: Path, tmp_path: Pa
     os.utime(path, (stat.st_atime, stat.st_mtime + 10))
     assert agent_for(spec) is not first
     forget_agent(spec)
+
+
+def test_ppo_agent_reads_the_live_game_alike_on_both_engines(tmp_path: Path) -> None:
+    """``ppo:<path>`` only reads the game (``read_only``: the env hands it the live game),
+    and its observation of a ``NativeGame`` (written in C++) gives it the same decisions
+    as on the Python engine."""
+    from perikles_env.engine import Game, GameConfig
+    from perikles_env.engine.backend import native_available
+
+    path = train_tiny(tmp_path / "battle.zip", features=("battle",))
+    backends = ["python", "native"] if native_available() else ["python"]
+    decisions = {}
+    for backend in backends:
+        agent = make_agent(f"ppo:{path},deterministic=false")
+        assert agent.read_only
+        game = Game.new(GameConfig(num_players=3), seed=7, backend=backend)
+        rng = np.random.default_rng(7)
+        chosen = []
+        while not game.is_terminal:
+            before = game.clone().to_dict()
+            action = agent.act_state(game, game.current, rng)
+            assert game.clone().to_dict() == before
+            chosen.append(action)
+            game.apply_action(action)
+        decisions[backend] = chosen
+    assert len(decisions["python"]) > 100
+    assert all(d == decisions["python"] for d in decisions.values())

@@ -237,3 +237,44 @@ def test_legal_mask_fills_a_caller_owned_array_and_checks_it() -> None:
     for bad in (np.zeros(957, dtype=np.int64), np.zeros((957, 2), dtype=bool)[:, 0], [0] * 957):
         with pytest.raises(TypeError):
             g.legal_mask(bad)
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_a_decision_forgets_only_the_cached_fields_it_changed(n: int) -> None:
+    """Fields read before a decision stay cached (the same objects, still editable) when the
+    decision leaves them alone, and are read again from C++ when it changed them: the
+    cache never serves a stale value, and most reads after a decision cost no copy."""
+    from perikles_env.engine.native import _CACHED_FIELDS
+
+    g = Game.new(GameConfig(num_players=n), seed=n, backend="native")
+    policy = Rng(n)
+    kept = dropped = 0
+    while not g.is_terminal:
+        values = {name: getattr(g, name) for name in _CACHED_FIELDS}
+        legal = g.legal_actions()
+        g.apply_action(legal[policy.randrange(len(legal))])
+        fresh = g.clone()  # no cache: every field straight from C++
+        for name, old in values.items():
+            now = getattr(fresh, name)
+            if g.__dict__.get(name) is old:
+                assert old == now, name
+                kept += 1
+            else:
+                assert name not in g.__dict__ and getattr(g, name) == now, name
+                dropped += 1
+    assert kept > 5 * dropped  # a decision changes a few fields, not the state
+    survivor = next(name for name in ("cubes", "supply") if name in g.__dict__)
+    lst = getattr(g, survivor)
+    lst[0] += 1  # a list kept over a decision is still this game's state: edits go through
+    assert g.clone().to_dict()[survivor][0] == lst[0]
+
+
+def test_an_illegal_decision_keeps_the_cache() -> None:
+    from perikles_env.errors import IllegalActionError
+
+    g = _mid_game()
+    cubes = g.cubes
+    illegal = next(a for a in range(957) if not g.is_legal(a))
+    with pytest.raises(IllegalActionError):
+        g.apply_action(illegal)
+    assert g.cubes is cubes
