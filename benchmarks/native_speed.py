@@ -83,20 +83,14 @@ def main() -> None:
     loop_dec = native.random_games(n, loop_games, 0, record)
     loop_time = time.perf_counter() - start
     py_rate, api_rate, loop_rate = py_dec / py_time, api_dec / api_time, loop_dec / loop_time
-    print(
-        f"{platform.python_implementation()} {platform.python_version()}, {n} players, "
-        f"record_events={record}, one core"
-    )
+    print(f"{platform.python_implementation()} {platform.python_version()}, {n} players, "
+          f"record_events={record}, one core")
     print(f"{'engine':<26}{'decisions/s':>14}{'vs python':>11}{'clones/s':>13}")
     print(f"{'python':<26}{py_rate:>14,.0f}{1:>10.1f}x{clones_per_second(py_states):>13,.0f}")
-    print(
-        f"{'native via Python API':<26}{api_rate:>14,.0f}{api_rate / py_rate:>10.1f}x"
-        f"{clones_per_second(cpp_states):>13,.0f}"
-    )
-    print(
-        f"{'native, C++ loop':<26}{loop_rate:>14,.0f}{loop_rate / py_rate:>10.1f}x"
-        f"{cpp_clones_per_second(cpp_states):>13,.0f}  ({loop_games} games)"
-    )
+    print(f"{'native via Python API':<26}{api_rate:>14,.0f}{api_rate / py_rate:>10.1f}x"
+          f"{clones_per_second(cpp_states):>13,.0f}")
+    print(f"{'native, C++ loop':<26}{loop_rate:>14,.0f}{loop_rate / py_rate:>10.1f}x"
+          f"{cpp_clones_per_second(cpp_states):>13,.0f}  ({loop_games} games)")
 
 
 if __name__ == "__main__":

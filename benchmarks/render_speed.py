@@ -63,9 +63,8 @@ def ms_per_call(items: list, call) -> float:
 def idle_env_steps(mode: str | None, steps: int) -> tuple[float, bool]:
     """Steps per second of random play in a fresh process, and whether it loaded resvg."""
     code = _IDLE_ENV.format(mode=mode, steps=steps)
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout.split()
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
     return float(out[0]), out[1] == "True"
 
 

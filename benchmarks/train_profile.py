@@ -46,16 +46,9 @@ def cumulative(stats: dict, path_end: str, name: str) -> float:
 
 def profile(config_name: str, steps: int) -> None:
     overrides = [
-        "pretrain.decisions=0",
-        "eval.every=0",
-        "eval.final_games=0",
-        "eval.agreement_games=0",
-        f"train.total_timesteps={steps}",
-        "train.vec_env=dummy",
-        "train.progress_bar=false",
-        "train.tensorboard=false",
-        f"train.checkpoint_every={10 * steps}",
-        "name=profile",
+        "pretrain.decisions=0", "eval.every=0", "eval.final_games=0", "eval.agreement_games=0",
+        f"train.total_timesteps={steps}", "train.vec_env=dummy", "train.progress_bar=false",
+        "train.tensorboard=false", f"train.checkpoint_every={10 * steps}", "name=profile",
         # snapshots from the first quarter on, as in a real run (they exist after its first
         # snapshot_every steps, most of it), so the self-play opponents are profiled too
         f"opponents.snapshot_every={max(1, steps // 4)}",

@@ -58,14 +58,8 @@ strength you cannot know. Player seats are p0..p4; you are marked '(you)'."""
 # ---- what to show now ----------------------------------------------------------------------
 
 _INFLUENCE_PHASES = (
-    Phase.SETUP_PLACE,
-    Phase.INFLUENCE_PICK,
-    Phase.ALKIBIADES_CUBE,
-    Phase.ALKIBIADES_DEST,
-    Phase.ANY_CITY,
-    Phase.CANDIDATE_TILE,
-    Phase.ASSASSIN_TILE,
-    Phase.POST_PICK_SPECIAL,
+    Phase.SETUP_PLACE, Phase.INFLUENCE_PICK, Phase.ALKIBIADES_CUBE, Phase.ALKIBIADES_DEST,
+    Phase.ANY_CITY, Phase.CANDIDATE_TILE, Phase.ASSASSIN_TILE, Phase.POST_PICK_SPECIAL,
 )
 _POLITICS_PHASES = (Phase.PROPOSE, Phase.SPARTA_CHOICE)
 
@@ -127,15 +121,14 @@ def action_path(game: Game, action: int) -> list[str]:
             f"commit to location {a2 + 1}: {tile.name.capitalize()} "
             f"({_city(tile.city)}, {tile.vp} VP)",
             ("attack", "defend")[a3],
-            f"{_city(D.CLASS_CITY[a1])} {unit} {D.CLASS_STRENGTH[a1]} (you hold {g.pool[a1]})",
+            f"{_city(D.CLASS_CITY[a1])} {unit} {D.CLASS_STRENGTH[a1]} "
+            f"(you hold {g.pool[a1]})",
         ]
     if kind == "PROPOSE":
         return [f"propose in {_city(a1)}", seat(a2)]
     if kind == "ASSASSINATE":
-        target = (
-            "the alpha candidate"
-            if a2 == A.ASSASSIN_ALPHA
-            else ("the beta candidate" if a2 == A.ASSASSIN_BETA else f"a cube of {seat(a2)}")
+        target = "the alpha candidate" if a2 == A.ASSASSIN_ALPHA else (
+            "the beta candidate" if a2 == A.ASSASSIN_BETA else f"a cube of {seat(a2)}"
         )
         return [f"assassinate in {_city(a1)}", target]
     if kind == "ALKIBIADES_CUBE":
@@ -247,11 +240,9 @@ def play(
     game = Game.new(GameConfig(num_players=players), seed=seed)
     rng = np.random.default_rng(seed)
     actions: list[int] = []
-    write(
-        f"Perikles, {players} players, seed {seed}. You are p{seat}; "
-        + ", ".join(f"p{p}={a.describe()}" for p, a in agents.items())
-        + ". Type ? at any prompt for help."
-    )
+    write(f"Perikles, {players} players, seed {seed}. You are p{seat}; "
+          + ", ".join(f"p{p}={a.describe()}" for p, a in agents.items())
+          + ". Type ? at any prompt for help.")
     seen = 0
     quit_ = False
     while not game.is_terminal:
@@ -279,10 +270,8 @@ def play(
         return None
     write(render_text(game, seat))
     winners = game.winners()
-    write(
-        f"game over: scores {game.scores()}; winner(s): {', '.join(f'p{w}' for w in winners)}"
-        + (" — you win!" if seat in winners else "")
-    )
+    write(f"game over: scores {game.scores()}; winner(s): {', '.join(f'p{w}' for w in winners)}"
+          + (" — you win!" if seat in winners else ""))
     return game.scores()
 
 
@@ -297,10 +286,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m perikles_env.play", description="Play Perikles against agents."
     )
     parser.add_argument("--players", type=player_count, default=4, help="3 to 5 (default 4)")
-    parser.add_argument("--seat", type=non_negative_int, default=0, help="your seat, 0..players-1")
+    parser.add_argument("--seat", type=non_negative_int, default=0,
+                        help="your seat, 0..players-1")
     parser.add_argument(
-        "--opponents",
-        default="heuristic",
+        "--opponents", default="heuristic",
         help="comma-separated agent specs for the other seats (last one repeated)",
     )
     parser.add_argument("--seed", type=seed, default=0)

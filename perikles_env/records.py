@@ -105,24 +105,13 @@ def _parse(data: Any, where: str) -> GameRecord:
     count = data.get("players", len(named) if isinstance(named, list) else None)
     seed = _check(where, "seed", data.get("seed"), lambda v: _is_int(v) and v >= 0)
     players = _check(where, "players", count, lambda v: _is_int(v) and 3 <= v <= 5)
-    agents = _check(
-        where,
-        "agents",
-        named,
-        lambda v: isinstance(v, list) and len(v) == players and all(isinstance(a, str) for a in v),
-    )
-    actions = _check(
-        where,
-        "actions",
-        data.get("actions"),
-        lambda v: isinstance(v, list) and all(_is_int(a) and a >= 0 for a in v),
-    )
-    scores = _check(
-        where,
-        "scores",
-        data.get("scores", []),
-        lambda v: isinstance(v, list) and all(map(_is_int, v)),
-    )
+    agents = _check(where, "agents", named,
+                    lambda v: isinstance(v, list) and len(v) == players
+                    and all(isinstance(a, str) for a in v))
+    actions = _check(where, "actions", data.get("actions"),
+                     lambda v: isinstance(v, list) and all(_is_int(a) and a >= 0 for a in v))
+    scores = _check(where, "scores", data.get("scores", []),
+                    lambda v: isinstance(v, list) and all(map(_is_int, v)))
     events = _check(where, "events", data.get("events", []), lambda v: isinstance(v, list))
     source = "play" if "format" in data else "evaluation"
     return GameRecord(seed, players, agents, actions, scores, events, source)

@@ -89,7 +89,9 @@ def _run(hook: Callable[[], None], framework: str) -> None:
     try:
         hook()
     except Exception as exc:  # noqa: BLE001  (reported, not hidden)
-        warnings.warn(f"perikles_env could not register with {framework}: {exc!r}", stacklevel=2)
+        warnings.warn(
+            f"perikles_env could not register with {framework}: {exc!r}", stacklevel=2
+        )
 
 
 _finder = _RegisterAfterImport()

@@ -54,18 +54,18 @@ def viewer_data(record: GameRecord) -> dict[str, Any]:
         events += [event_text(e) for e in log[seen:]]
         seen = len(log)
         actor = game.current if action is not None else -1
-        frames.append(
-            {
-                "views": [ids(game, v) for v in views],
-                "status": _status(game, record),
-                "actor": actor,
-                "chose": ["" if action is None else action_words(game, action, v) for v in views],
-                "events": len(events),
-                "turn": game.turn,
-                "phase": game.phase.name,
-                "scores": game.scores(),
-            }
-        )
+        frames.append({
+            "views": [ids(game, v) for v in views],
+            "status": _status(game, record),
+            "actor": actor,
+            "chose": [
+                "" if action is None else action_words(game, action, v) for v in views
+            ],
+            "events": len(events),
+            "turn": game.turn,
+            "phase": game.phase.name,
+            "scores": game.scores(),
+        })
         previous = game
     assert previous is not None
     return {
@@ -118,12 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("record", help="JSONL game record (play --record, or games.jsonl)")
     parser.add_argument("-o", "--output", help="HTML file to write (default: RECORD-gameN.html)")
-    parser.add_argument(
-        "--game",
-        type=non_negative_int,
-        default=1,
-        help="which game of the file, from 1 (default 1)",
-    )
+    parser.add_argument("--game", type=non_negative_int, default=1,
+                        help="which game of the file, from 1 (default 1)")
     parser.add_argument("--force", action="store_true", help="overwrite an existing output")
     args = parser.parse_args(argv)
     try:

@@ -48,7 +48,9 @@ def use_native(backend: str | None) -> bool:
     if backend is None:
         backend = os.environ.get("PERIKLES_BACKEND") or "auto"
         if backend not in BACKENDS:
-            raise InvalidConfigError(f"PERIKLES_BACKEND must be one of {BACKENDS}, got {backend!r}")
+            raise InvalidConfigError(
+                f"PERIKLES_BACKEND must be one of {BACKENDS}, got {backend!r}"
+            )
     elif backend not in BACKENDS:
         raise InvalidConfigError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if backend == "python":

@@ -29,7 +29,6 @@ def city_player_index(city: int, player: int) -> int:
     ``statues``): ``city * MAX_PLAYERS + player``."""
     return city * MAX_PLAYERS + player
 
-
 NUM_TURNS = 3
 
 # Statue value after 0, 1, 2, ... defeats; value is 0 once every square is covered (A.2, E2).

@@ -35,7 +35,9 @@ from .queries import _OUTSIDE_NATIVE, register_native
 from .rng import Rng
 from .state import STATE_FIELDS, GameConfig, GameState
 
-__all__ = ["FieldList", "NativeGame", "from_python", "load_extension", "new_native", "random_games"]
+__all__ = [
+    "FieldList", "NativeGame", "from_python", "load_extension", "new_native", "random_games"
+]
 
 
 def load_extension(name: str, env_var: str) -> Any:
@@ -252,19 +254,8 @@ def _writing(method_name: str) -> Any:
     return change
 
 
-for _method in (
-    "__delitem__",
-    "__iadd__",
-    "__imul__",
-    "append",
-    "extend",
-    "insert",
-    "pop",
-    "remove",
-    "clear",
-    "sort",
-    "reverse",
-):
+for _method in ("__delitem__", "__iadd__", "__imul__", "append", "extend", "insert", "pop",
+                "remove", "clear", "sort", "reverse"):
     setattr(FieldList, _method, _writing(_method))
 _list_setitem = _writing("__setitem__")
 

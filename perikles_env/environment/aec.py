@@ -80,11 +80,9 @@ def _check_options(oracle: Any, seed: Any, illegal_penalty: Any, max_cycles: Any
     if not isinstance(oracle, bool):
         raise InvalidConfigError(f"oracle must be True or False, got {oracle!r}")
     _check_seed(seed)
-    if (
-        isinstance(illegal_penalty, bool)
-        or not isinstance(illegal_penalty, (int, float, np.integer, np.floating))
-        or not np.isfinite(illegal_penalty)
-    ):
+    if isinstance(illegal_penalty, bool) or not isinstance(
+        illegal_penalty, (int, float, np.integer, np.floating)
+    ) or not np.isfinite(illegal_penalty):
         raise InvalidConfigError(
             f"illegal_penalty must be a finite number, got {illegal_penalty!r}"
         )

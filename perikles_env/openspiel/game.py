@@ -92,10 +92,8 @@ def _check_params(params: dict[str, Any]) -> tuple[int, str]:
         raise InvalidConfigError(f"unknown {SHORT_NAME} parameter(s) {unknown}")
     players = params.get("players", DEFAULT_PARAMS["players"])
     reward = params.get("reward", DEFAULT_PARAMS["reward"])
-    if (
-        isinstance(players, bool)
-        or not isinstance(players, int)
-        or not (D.MIN_PLAYERS <= players <= D.MAX_PLAYERS)
+    if isinstance(players, bool) or not isinstance(players, int) or not (
+        D.MIN_PLAYERS <= players <= D.MAX_PLAYERS
     ):
         raise InvalidConfigError(
             f"players must be an int in {D.MIN_PLAYERS}..{D.MAX_PLAYERS}, got {players!r}"

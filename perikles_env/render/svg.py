@@ -103,15 +103,8 @@ class _View:
 # ---- drawing primitives ---------------------------------------------------------------------
 
 
-def _text(
-    x: float,
-    y: float,
-    s: str,
-    size: int = 12,
-    weight: str = "normal",
-    fill: str = INK,
-    anchor: str = "start",
-) -> str:
+def _text(x: float, y: float, s: str, size: int = 12, weight: str = "normal",
+          fill: str = INK, anchor: str = "start") -> str:
     bold = ' font-weight="bold"' if weight == "bold" else ""
     return (
         f'<text x="{x:g}" y="{y:g}" font-size="{size}"{bold} fill="{fill}" '
@@ -119,17 +112,8 @@ def _text(
     )
 
 
-def _rect(
-    x: float,
-    y: float,
-    w: float,
-    h: float,
-    fill: str,
-    stroke: str = "none",
-    rx: float = 3,
-    dash: bool = False,
-    width: float = 1,
-) -> str:
+def _rect(x: float, y: float, w: float, h: float, fill: str, stroke: str = "none",
+          rx: float = 3, dash: bool = False, width: float = 1) -> str:
     extra = ' stroke-dasharray="3 2"' if dash else ""
     return (
         f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" rx="{rx:g}" fill="{fill}" '
@@ -143,15 +127,8 @@ def _chip(x: float, y: float, p: int, size: int = 16) -> str:
     return (
         f'<circle cx="{x + r:g}" cy="{y + r:g}" r="{r:g}" fill="{PLAYER_COLOURS[p]}" '
         f'stroke="{INK}" stroke-width="0.8"/>'
-        + _text(
-            x + r,
-            y + r + 4,
-            str(p),
-            size=int(size * 0.7),
-            weight="bold",
-            fill="white",
-            anchor="middle",
-        )
+        + _text(x + r, y + r + 4, str(p), size=int(size * 0.7), weight="bold",
+                fill="white", anchor="middle")
     )
 
 
@@ -166,12 +143,7 @@ def _token(x: float, y: float, klass: int, face_up: bool, small: bool = False) -
     stroke = INK if face_up else CITY_COLOURS[city]
     h, size = (15, 10) if small else (_TOKEN_H, 11)
     return _rect(x, y, _TOKEN_W, h, fill, stroke, rx=2, width=2) + _text(
-        x + _TOKEN_W / 2,
-        y + h - 4,
-        label,
-        size=size,
-        weight="bold",
-        fill="white",
+        x + _TOKEN_W / 2, y + h - 4, label, size=size, weight="bold", fill="white",
         anchor="middle",
     )
 
@@ -267,17 +239,8 @@ def _influence(v: _View) -> str:
         tile = D.INFLUENCE_TILES[t]
         fill = ANY_COLOUR if tile.colour == D.BROWN else CITY_COLOURS[tile.colour]
         out.append(_rect(x, y, 52, 46, fill, INK))
-        out.append(
-            _text(
-                x + 26,
-                y + 17,
-                D.COLOUR_NAMES[tile.colour].capitalize()[:7],
-                size=10,
-                weight="bold",
-                fill="white",
-                anchor="middle",
-            )
-        )
+        out.append(_text(x + 26, y + 17, D.COLOUR_NAMES[tile.colour].capitalize()[:7],
+                         size=10, weight="bold", fill="white", anchor="middle"))
         kind = ("2 cubes", "cand.", "assassin", "any city")[tile.kind]
         out.append(_text(x + 26, y + 35, kind, size=9, fill="white", anchor="middle"))
         out.append(_text(x + 4, y + 44 + 12, str(i + 1), size=9, fill=MUTED))
@@ -289,9 +252,8 @@ def _influence(v: _View) -> str:
     dead = sum(g.dead)
     played = [special_title(D.SPECIAL_NAMES[t]) for t, q in enumerate(g.special_played) if q >= 0]
     out.append(_text(x0 + 10, y + 22, f"dead pool: {dead} counters", size=11))
-    out.append(
-        _text(x0 + 160, y + 22, "specials played: " + (", ".join(played) or "none"), size=11)
-    )
+    out.append(_text(x0 + 160, y + 22, "specials played: " + (", ".join(played) or "none"),
+                     size=11))
     out.append(_text(x0 + 10, y + 44, _pending_text(v), size=11, weight="bold"))
     return _group("influence", out)
 
@@ -320,10 +282,8 @@ def _forces_text(v: _View, city: int) -> tuple[str, str]:
     hand = [k for t in (D.HOPLITE, D.TRIREME) for k in D.CLASSES_OF[city][t] if g.pool[k]]
     if hand:
         if v.sees_strength(city):
-            items = [
-                f"{D.UNIT_TYPE_NAMES[D.CLASS_TYPE[k]]}{D.CLASS_STRENGTH[k]}x{g.pool[k]}"
-                for k in hand
-            ]
+            items = [f"{D.UNIT_TYPE_NAMES[D.CLASS_TYPE[k]]}{D.CLASS_STRENGTH[k]}x{g.pool[k]}"
+                     for k in hand]
         else:
             counts = [sum(g.pool[k] for k in D.CLASSES_OF[city][t]) for t in (0, 1)]
             items = [f"{D.UNIT_TYPE_NAMES[t]}?x{c}" for t, c in enumerate(counts) if c]
@@ -338,42 +298,22 @@ def _city(v: _View, c: int) -> str:
     y0 = 48 + (c // 3) * (h + 10)
     out = [_rect(x0, y0, w, h, PANEL, "#c9bfa8")]
     out.append(_rect(x0, y0, w, 24, CITY_COLOURS[c], rx=3))
-    out.append(
-        _text(x0 + 8, y0 + 17, D.CITY_NAMES[c].upper(), size=13, weight="bold", fill="white")
-    )
+    out.append(_text(x0 + 8, y0 + 17, D.CITY_NAMES[c].upper(), size=13, weight="bold",
+                     fill="white"))
     # statue track: one box per value, covered ones crossed out
     track = D.STATUE_TRACKS[c]
     for i, value in enumerate(track):
         bx = x0 + w - 6 - (len(track) - i) * 18
         covered = i < g.defeats[c]
         current = i == g.defeats[c]
-        out.append(
-            _rect(
-                bx,
-                y0 + 4,
-                16,
-                16,
-                "#ffffff" if current else "#e6dccb",
-                INK if current else MUTED,
-                rx=2,
-            )
-        )
-        out.append(
-            _text(
-                bx + 8,
-                y0 + 16,
-                str(value),
-                size=10,
-                weight="bold" if current else "normal",
-                fill=MUTED if covered else INK,
-                anchor="middle",
-            )
-        )
+        out.append(_rect(bx, y0 + 4, 16, 16, "#ffffff" if current else "#e6dccb",
+                         INK if current else MUTED, rx=2))
+        out.append(_text(bx + 8, y0 + 16, str(value), size=10,
+                         weight="bold" if current else "normal",
+                         fill=MUTED if covered else INK, anchor="middle"))
         if covered:
-            out.append(
-                f'<line x1="{bx + 2}" y1="{y0 + 18}" x2="{bx + 14}" y2="{y0 + 6}" '
-                f'stroke="{INK}" stroke-width="1.5"/>'
-            )
+            out.append(f'<line x1="{bx + 2}" y1="{y0 + 18}" x2="{bx + 14}" y2="{y0 + 6}" '
+                       f'stroke="{INK}" stroke-width="1.5"/>')
     y = y0 + 42
     out.append(_text(x0 + 8, y, "leader", size=10, fill=MUTED))
     if g.leader[c] >= 0:
@@ -391,17 +331,13 @@ def _city(v: _View, c: int) -> str:
         count = g.cubes[D.city_player_index(c, p)]
         out.append(_chip(x0 + 8, cy, p, 13))
         for i in range(min(count, 12)):
-            out.append(
-                _rect(x0 + 26 + i * 10, cy + 2, 8, 9, PLAYER_COLOURS[p], INK, rx=1, width=0.5)
-            )
+            out.append(_rect(x0 + 26 + i * 10, cy + 2, 8, 9, PLAYER_COLOURS[p], INK, rx=1,
+                             width=0.5))
         out.append(_text(x0 + 26 + min(count, 12) * 10 + 3, cy + 11, str(count), size=10))
         statues = g.statues[D.city_player_index(c, p)]
         if statues:
-            out.append(
-                _text(
-                    x0 + w - 8, cy + 11, f"statue x{statues}", size=10, weight="bold", anchor="end"
-                )
-            )
+            out.append(_text(x0 + w - 8, cy + 11, f"statue x{statues}", size=10,
+                             weight="bold", anchor="end"))
     yb = y0 + h - 8
     stack, hand = _forces_text(v, c)
     out.append(_text(x0 + 8, yb - 14, f"defeats {g.defeats[c]} · {stack}", size=10))
@@ -418,43 +354,23 @@ def _location(v: _View, slot: int) -> str:
         return _group(f"location {slot}", [_rect(x0, y0, w, h, "none", MUTED, dash=True)])
     tile = D.LOCATION_TILES[t]
     battle = slot == g.b_slot and g.phase in (Phase.BATTLE_SPECIAL, Phase.CASUALTY)
-    out = [
-        _rect(
-            x0,
-            y0,
-            w,
-            h,
-            "#fff3cf" if battle else PANEL,
-            "#c0392b" if battle else "#c9bfa8",
-            width=3 if battle else 1,
-        )
-    ]
+    out = [_rect(x0, y0, w, h, "#fff3cf" if battle else PANEL,
+                 "#c0392b" if battle else "#c9bfa8", width=3 if battle else 1)]
     out.append(_rect(x0, y0, 6, h, CITY_COLOURS[tile.city], rx=2))
-    out.append(
-        _text(x0 + 14, y0 + 18, f"{slot + 1}. {tile.name.capitalize()}", size=13, weight="bold")
-    )
+    out.append(_text(x0 + 14, y0 + 18, f"{slot + 1}. {tile.name.capitalize()}", size=13,
+                     weight="bold"))
     order = ("triremes, then hoplites", "hoplites, then triremes", "hoplites only")[tile.order]
-    out.append(
-        _text(x0 + 14, y0 + 34, f"{D.CITY_NAMES[tile.city].capitalize()} · {tile.vp} VP", size=11)
-    )
+    out.append(_text(x0 + 14, y0 + 34, f"{D.CITY_NAMES[tile.city].capitalize()} · {tile.vp} VP",
+                     size=11))
     out.append(_text(x0 + 14, y0 + 49, order, size=10, fill=MUTED))
-    extras = [
-        f"militia H{tile.militia[0]} T{tile.militia[1]}" if any(tile.militia) else "",
-        f"rebels H{tile.rebels[0]} T{tile.rebels[1]}" if any(tile.rebels) else "",
-    ]
+    extras = [f"militia H{tile.militia[0]} T{tile.militia[1]}" if any(tile.militia) else "",
+              f"rebels H{tile.rebels[0]} T{tile.rebels[1]}" if any(tile.rebels) else ""]
     out.append(_text(x0 + 14, y0 + 63, " ".join(e for e in extras if e), size=10))
-    out.append(
-        _text(
-            x0 + 14,
-            y0 + 80,
-            _location_status(g, t),
-            size=11,
-            weight="bold",
-            fill="#1d6b2f" if g.loc_claim[t] else INK,
-        )
-    )
+    out.append(_text(x0 + 14, y0 + 80, _location_status(g, t), size=11, weight="bold",
+                     fill="#1d6b2f" if g.loc_claim[t] else INK))
     if battle:
-        out.append(_text(x0 + 14, y0 + 96, _battle_text(g), size=10, weight="bold", fill="#c0392b"))
+        out.append(_text(x0 + 14, y0 + 96, _battle_text(g), size=10, weight="bold",
+                         fill="#c0392b"))
     for side, title in ((0, "attack"), (1, "defend")):
         out += _side(v, slot, side, title, x0 + 160 + side * 212, y0 + 4)
     return _group(f"location {slot}", out)
@@ -480,11 +396,8 @@ def _battle_text(g: Game) -> str:
 def _side(v: _View, slot: int, side: int, title: str, x: float, y: float) -> list[str]:
     g = v.g
     out = [_rect(x, y, 204, _LOC_HEIGHT - 14, "#f3ead8", "#d8ccb4")]
-    out.append(
-        _text(
-            x + 6, y + 15, title, size=11, weight="bold", fill="#9b2d20" if side == 0 else "#1d4f7a"
-        )
-    )
+    out.append(_text(x + 6, y + 15, title, size=11, weight="bold",
+                     fill="#9b2d20" if side == 0 else "#1d4f7a"))
     main = g.main[slot * 2 + side]
     if main >= 0:
         out.append(_text(x + 58, y + 15, "main", size=10, fill=MUTED))
@@ -515,15 +428,8 @@ def _box_tokens(v: _View, base: int, slot: int, x: float, y: float) -> list[str]
         for i, (k, up) in enumerate(tokens[: 2 * per_row])
     ]
     if len(tokens) > 2 * per_row:
-        out.append(
-            _text(
-                x + per_row * (_TOKEN_W + 3),
-                y + 22,
-                f"+{len(tokens) - 2 * per_row}",
-                size=11,
-                weight="bold",
-            )
-        )
+        out.append(_text(x + per_row * (_TOKEN_W + 3), y + 22,
+                         f"+{len(tokens) - 2 * per_row}", size=11, weight="bold"))
     return out
 
 

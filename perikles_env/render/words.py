@@ -125,7 +125,8 @@ _EVENTS: dict[str, Callable[[list[Any], _Who, int | None], str]] = {
         f"{w(a[0])} asks permission to defend {_slot(a[2])} with {_cap(a[1])}"
     ),
     "permission": lambda a, w, y: (
-        f"{w(a[0])} {'grants' if a[3] else 'denies'} permission to {_cap(a[1])} at {_slot(a[2])}"
+        f"{w(a[0])} {'grants' if a[3] else 'denies'} permission to {_cap(a[1])} at "
+        f"{_slot(a[2])}"
     ),
     "place": lambda a, w, y: (
         f"{w(a[0])} places {_a(_cap(a[1]))} {ROUND_NAMES[a[2]]} to {a[4]} {_slot(a[3])} "
@@ -158,8 +159,7 @@ _EVENTS: dict[str, Callable[[list[Any], _Who, int | None], str]] = {
         f"End of turn {a[0]}; scores " + ", ".join(f"{w(p)} {s}" for p, s in enumerate(a[1]))
     ),
     "game_over": lambda a, w, y: (
-        "Game over; scores "
-        + ", ".join(f"{w(p)} {s}" for p, s in enumerate(a[0]))
+        "Game over; scores " + ", ".join(f"{w(p)} {s}" for p, s in enumerate(a[0]))
         + f"; winner: {_players(a[1], y)}"
     ),
 }

@@ -50,10 +50,8 @@ def _player_counts(value: PlayerCount) -> tuple[int, ...]:
     if isinstance(counts, (str, bytes)) or not isinstance(counts, Sequence) or not counts:
         raise InvalidConfigError(f"num_players must be an int or a list of ints, got {value!r}")
     for n in counts:
-        if (
-            isinstance(n, bool)
-            or not isinstance(n, int)
-            or not (D.MIN_PLAYERS <= n <= D.MAX_PLAYERS)
+        if isinstance(n, bool) or not isinstance(n, int) or not (
+            D.MIN_PLAYERS <= n <= D.MAX_PLAYERS
         ):
             raise InvalidConfigError(
                 f"num_players must be in {D.MIN_PLAYERS}..{D.MAX_PLAYERS}, got {value!r}"
@@ -118,10 +116,8 @@ class PeriklesSingleAgentEnv(gym.Env):
             raise InvalidConfigError(
                 f"illegal_action_penalty must be a finite number, got {illegal_action_penalty!r}"
             )
-        if (
-            isinstance(max_decisions, bool)
-            or not isinstance(max_decisions, int)
-            or (max_decisions < 1)
+        if isinstance(max_decisions, bool) or not isinstance(max_decisions, int) or (
+            max_decisions < 1
         ):
             raise InvalidConfigError(f"max_decisions must be a positive int, got {max_decisions!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -171,7 +167,9 @@ class PeriklesSingleAgentEnv(gym.Env):
             del self._agents[spec]  # e.g. a snapshot that left the pool
         while True:
             n = self.player_counts[int(rng.integers(len(self.player_counts)))]
-            self.learner = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(n))
+            self.learner = (
+                self.fixed_seat if self.fixed_seat is not None else int(rng.integers(n))
+            )
             game_seed = int(rng.integers(2**63))
             config = GameConfig(num_players=n, record_events=False)
             self.game = Game.new(config, seed=game_seed, backend=self.backend)
@@ -281,12 +279,8 @@ class PeriklesSingleAgentEnv(gym.Env):
         return self.encoder.encode(self.game, self.learner)
 
     def _info(self, **extra: Any) -> dict[str, Any]:
-        return {
-            "learner_seat": self.learner,
-            "num_players": self.game.n if self.game else 0,
-            "action_mask": self.action_masks(),
-            **extra,
-        }
+        return {"learner_seat": self.learner, "num_players": self.game.n if self.game else 0,
+                "action_mask": self.action_masks(), **extra}
 
     def outcome(self) -> dict[str, Any]:
         """How the episode ended for the learner (also in the last step's ``info``)."""

@@ -112,14 +112,8 @@ def run(
     except BaseException as exc:
         if run_dir is not None:
             status = INTERRUPTED if isinstance(exc, KeyboardInterrupt) else FAILED
-            write_status(
-                run_dir,
-                status,
-                command=command,
-                games=played,
-                of=len(jobs),
-                error=f"{type(exc).__name__}: {exc}",
-            )
+            write_status(run_dir, status, command=command, games=played, of=len(jobs),
+                         error=f"{type(exc).__name__}: {exc}")
         raise
     matchups = []
     for index, lineup in enumerate(config.lineups):

@@ -65,9 +65,8 @@ def _pretrain_lines(pre: dict[str, Any]) -> list[str]:
     ]
     if "eval" in pre:
         rates = ", ".join(
-            f"{k[len('win_rate_vs_') :]} {100 * v:.0f} %"
-            for k, v in pre["eval"].items()
-            if k.startswith("win_rate_vs_")
+            f"{k[len('win_rate_vs_'):]} {100 * v:.0f} %"
+            for k, v in pre["eval"].items() if k.startswith("win_rate_vs_")
         )
         lines.append(f"* win rate right after pretraining: {rates}")
     if "agreement" in pre:

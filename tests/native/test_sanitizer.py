@@ -1,7 +1,8 @@
-"""The differential, bad-input, determinize, rule-query, encoder and vector-env suites
-against an AddressSanitizer + UndefinedBehaviorSanitizer build of both C++ extensions (the
-engine core ``_native`` and ``_native_vec``; slow: a separate build, ~3-6 min on 2 cores).
-Any memory error or undefined behaviour aborts the run (``-fno-sanitize-recover``)."""
+"""The differential, bad-input, determinize, rule-query, encoder, vector-env and
+backend-option suites (and read-only agents on the live game) against an AddressSanitizer +
+UndefinedBehaviorSanitizer build of both C++ extensions (the engine core ``_native`` and
+``_native_vec``; slow: a separate build, ~3-6 min on 2 cores). Any memory error or undefined
+behaviour aborts the run (``-fno-sanitize-recover``)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,7 @@ def test_differential_suite_under_asan_and_ubsan(tmp_path: Path) -> None:
         "tests/native/test_scenarios.py", "tests/native/test_api.py",
         "tests/native/test_native_determinize.py", "tests/native/test_native_queries.py",
         "tests/native/test_encoder.py", "tests/native/test_vector_env.py",
+        "tests/native/test_backend_option.py", "tests/agents/test_game_for.py",
     ]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-x", *suites],
