@@ -2,8 +2,10 @@
 
 An ``OpponentPool`` is plain data (specs and weights), so it pickles cheaply into
 ``SubprocVecEnv`` workers and can be replaced while training runs (self-play adds
-snapshots with ``set_opponents``). Each opponent seat draws its spec independently, from
-the env's seeded generator, at the start of every episode.
+snapshots with ``set_opponents``). At the start of every episode, from the env's seeded
+generator, each opponent seat draws its spec independently; with ``same_table`` > 0 that
+share of episodes instead draws one spec for the whole table (three heuristic players,
+three random players, ...), the tables an evaluation plays against.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ..errors import InvalidConfigError
 class OpponentPool:
     specs: tuple[str, ...]
     weights: tuple[float, ...]
+    same_table: float = 0.0  # share of episodes with one spec in every opponent seat
 
     def __post_init__(self) -> None:
         if not self.specs:
@@ -38,6 +41,9 @@ class OpponentPool:
                 raise InvalidConfigError(f"opponent weights must be numbers >= 0, got {w!r}")
         if sum(self.weights) <= 0:
             raise InvalidConfigError("opponent weights sum to 0")
+        share = self.same_table
+        if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
+            raise InvalidConfigError(f"same_table must be a number in [0, 1], got {share!r}")
 
     @classmethod
     def of(cls, value: OpponentPool | str | Sequence[str] | Mapping[str, float]) -> OpponentPool:
@@ -58,11 +64,18 @@ class OpponentPool:
         return w / w.sum()
 
     def sample(self, rng: np.random.Generator, count: int) -> list[str]:
-        """``count`` specs drawn independently (one per opponent seat)."""
+        """``count`` specs, one per opponent seat: drawn independently, or in a
+        ``same_table`` share of calls one spec for all (no extra draw when the share is 0,
+        so pools without it keep their streams)."""
         if len(self.specs) == 1:
             return [self.specs[0]] * count
+        if self.same_table > 0 and rng.random() < self.same_table:
+            count, copies = 1, count
+        else:
+            copies = 1
         picks = rng.choice(len(self.specs), size=count, p=self.probabilities)
-        return [self.specs[int(i)] for i in picks]
+        return [self.specs[int(i)] for i in picks] * copies
 
     def as_dict(self) -> dict[str, Any]:
-        return {"specs": list(self.specs), "weights": list(self.weights)}
+        return {"specs": list(self.specs), "weights": list(self.weights),
+                "same_table": self.same_table}

@@ -102,6 +102,7 @@ class OpponentSection:
     snapshot_every: int = 0
     max_snapshots: int = 5
     snapshot_deterministic: bool = False
+    same_table: float = 0.0  # share of games whose opponent seats all play one spec
 
     def check(self) -> None:
         if not self.weights:
@@ -130,6 +131,10 @@ class OpponentSection:
                 f"opponents.snapshot_every must be >= 0, got {self.snapshot_every}"
             )
         _positive("opponents.max_snapshots", self.max_snapshots)
+        if not 0 <= self.same_table <= 1:
+            raise InvalidConfigError(
+                f"opponents.same_table must be in [0, 1], got {self.same_table}"
+            )
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ class SelfPlayPool:
                 for path in older:
                     spec = self.snapshot_spec(path)
                     weights[spec] = weights.get(spec, 0.0) + past / len(older)
-        return OpponentPool(tuple(weights), tuple(weights.values()))
+        return OpponentPool(tuple(weights), tuple(weights.values()), self.section.same_table)
 
     def state(self) -> dict[str, list[str]]:
         return {"snapshots": list(self.snapshots)}

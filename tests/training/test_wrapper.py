@@ -140,6 +140,42 @@ def test_opponents_are_drawn_per_seat_from_the_pool():
     assert len(drawn) == 120 and 0.6 < share < 0.9  # expected 0.75
 
 
+def test_same_table_share_seats_one_spec_at_every_opponent_seat():
+    """``same_table=1``: every episode's opponents are one spec (drawn by weight);
+    ``same_table=0`` draws exactly the stream of per-seat draws it always did."""
+    specs, weights = ("random", "heuristic", "heuristic:spite=1.5"), (1.0, 2.0, 1.0)
+    whole = OpponentPool(specs, weights, same_table=1.0)
+    tables = [whole.sample(np.random.default_rng(seed), 4) for seed in range(200)]
+    assert all(len(t) == 4 and len(set(t)) == 1 for t in tables)
+    share = sum(t[0] == "heuristic" for t in tables) / len(tables)
+    assert 0.38 < share < 0.62  # expected 0.5
+    plain = OpponentPool(specs, weights)
+    for seed in range(20):
+        picks = np.random.default_rng(seed).choice(3, size=4, p=plain.probabilities)
+        assert plain.sample(np.random.default_rng(seed), 4) == [specs[int(i)] for i in picks]
+    half = OpponentPool(specs, weights, same_table=0.5)
+    uniform = sum(len(set(half.sample(np.random.default_rng(s), 3))) == 1 for s in range(400))
+    # 0.5 whole tables + 0.5 x P(three independent draws agree) = 0.5 + 0.5 x 0.1875
+    assert 0.52 < uniform / 400 < 0.68
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, "half", True, float("nan")])
+def test_same_table_outside_zero_to_one_is_refused(bad):
+    with pytest.raises(InvalidConfigError, match="same_table"):
+        OpponentPool(("random", "heuristic"), (1.0, 1.0), same_table=bad)
+
+
+def test_the_config_hands_same_table_to_the_training_pool():
+    pytest.importorskip("yaml")
+    from perikles_env.training.config import config_from_dict
+    from perikles_env.training.selfplay import SelfPlayPool
+
+    config = config_from_dict({}, ["opponents.same_table=0.3"])
+    assert SelfPlayPool(config.opponents).pool().same_table == 0.3
+    with pytest.raises(InvalidConfigError, match="opponents.same_table"):
+        config_from_dict({}, ["opponents.same_table=2"])
+
+
 def test_game_over_before_learner_decides_deals_a_new_game(monkeypatch):
     finished = Game.new(GameConfig(num_players=4), seed=0)
     rng = np.random.default_rng(0)
