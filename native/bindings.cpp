@@ -583,6 +583,60 @@ struct Engine {
       out.append(nb::make_tuple(rounds[i].unit_type, rounds[i].kind, rounds[i].attack, rounds[i].defence));
     return out;
   }
+  // queries.military_knowledge: where `p` knows every counter to be and the strength he
+  // sees, as lists (own pool per class, pools per (city, type), counts and known strength
+  // sums per (box, city, type) with -1 where hidden, a hidden counter's mean strength).
+  nb::tuple military_knowledge(int p) {
+    check_player(p);
+    constexpr int CT = pk::NMC * 2, ALL = (1 << pk::NMC) - 1;
+    const Game& s = g;
+    const int controlled = s.led_mask(p), revealed = s.revealed_slot();
+    int32_t my_pool[pk::NC] = {}, pool_count[CT] = {};
+    for (int k = 0; k < pk::NC; ++k) {
+      int c = s.pool[k];
+      if (!c) continue;
+      int x = pk::class_city(k);
+      pool_count[x * 2 + pk::class_type(k)] += c;
+      if (controlled >> x & 1) my_pool[k] = c;
+    }
+    std::vector<int32_t> box_count(pk::NBOX * CT, 0), box_known(pk::NBOX * CT, 0);
+    for (int box = 0; box < pk::NBOX; ++box) {
+      const int* at = s.at + box * pk::NC;
+      const int seen = box / 4 == revealed ? ALL : controlled;
+      for (int e = 0; e < pk::T.n_existing; ++e) {
+        int k = pk::T.existing[e], c = at[k];
+        if (!c) continue;
+        int x = pk::class_city(k), i = box * CT + x * 2 + pk::class_type(k);
+        box_count[i] += c;
+        if (seen >> x & 1)
+          box_known[i] += c * pk::class_strength(k);
+        else
+          box_known[i] = -1;
+      }
+    }
+    int unseen[pk::NC];
+    for (int k = 0; k < pk::NC; ++k) unseen[k] = pk::T.initial[k] - s.stack[k] - s.dead[k];
+    if (revealed >= 0)
+      for (int box = revealed * 4; box < revealed * 4 + 4; ++box)
+        for (int e = 0; e < pk::T.n_existing; ++e) {
+          int k = pk::T.existing[e];
+          unseen[k] -= s.at[box * pk::NC + k];
+        }
+    nb::list unknown_mean;
+    for (int i = 0; i < CT; ++i) {
+      int total = 0, strength = 0;
+      for (int st = 1; st <= 4; ++st) {
+        int k = pk::class_of(i / 2, i % 2, st);
+        total += unseen[k];
+        strength += unseen[k] * st;
+      }
+      unknown_mean.append(nb::float_(total ? static_cast<double>(strength) / total : 0.0));
+    }
+    return nb::make_tuple(int_list(my_pool, pk::NC), int_list(pool_count, CT),
+                          int_list(box_count.data(), pk::NBOX * CT),
+                          int_list(box_known.data(), pk::NBOX * CT), unknown_mean);
+  }
+
   // A copy with everything hidden from `player` resampled (determinize.py).
   Engine* determinized(int player, uint64_t seed) {
     ensure_checked();
@@ -746,6 +800,7 @@ NB_MODULE(_native, m) {
       .def("election_outcome", &Engine::election_outcome)
       .def("round_strengths", &Engine::round_strengths)
       .def("predicted_rounds", &Engine::predicted_rounds)
+      .def("military_knowledge", &Engine::military_knowledge)
       .def("cube_vp", [](Engine& e, int p) { e.check_player(p); return e.g.cube_vp(p); })
       .def("statue_vp", [](Engine& e, int p) { e.check_player(p); return e.g.statue_vp(p); })
       .def("location_vp", [](Engine& e, int p) { e.check_player(p); return e.g.location_vp(p); })

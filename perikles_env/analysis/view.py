@@ -24,8 +24,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..engine import data as D
-from ..engine.information import controlled_cities, revealed_slot, unseen_counters, visible_cities
+from ..engine.information import controlled_cities
 from ..engine.phases import Phase
+from ..engine.queries import military_knowledge
 
 if TYPE_CHECKING:
     from ..engine.game import Game
@@ -34,7 +35,6 @@ NC = D.NUM_CLASSES
 NMC = D.NUM_MILITARY_CITIES
 # Index of a (city, type) pair in per-pair arrays.
 CT = NMC * 2
-NUM_BOXES = D.LOCATION_SLOTS * 4
 
 # Public scalar and list fields copied (by reference) from the game state.
 PUBLIC_FIELDS = (
@@ -188,53 +188,14 @@ class PlayerView:
     # ---- military knowledge --------------------------------------------------------------
 
     def _military(self, g: Game) -> None:
-        """Counts per (box, city, type) for every counter; strengths only where known."""
-        controlled = self.controlled
-        revealed = revealed_slot(g)
-        my_pool = [0] * NC
-        pool_count = [0] * CT
-        for k in range(NC):
-            c = g.pool[k]
-            if c:
-                x, t = D.CLASS_CITY[k], D.CLASS_TYPE[k]
-                pool_count[x * 2 + t] += c
-                if controlled >> x & 1:
-                    my_pool[k] = c
-        box_count = [0] * (NUM_BOXES * CT)
-        # Known strength sum per (box, city, type); -1 where the viewer cannot know it.
-        box_known = [0] * (NUM_BOXES * CT)
-        at = g.at
-        for box in range(NUM_BOXES):
-            base = box * NC
-            if not any(at[base : base + NC]):
-                continue
-            seen = visible_cities(controlled, revealed, box // 4)
-            for k in D.EXISTING_CLASSES:
-                c = at[base + k]
-                if c:
-                    x, t = D.CLASS_CITY[k], D.CLASS_TYPE[k]
-                    i = box * CT + x * 2 + t
-                    box_count[i] += c
-                    if seen >> x & 1:
-                        box_known[i] += c * D.CLASS_STRENGTH[k]
-                    else:
-                        box_known[i] = -1
-        # Unrevealed counters of (x, t): the public multiset (F).
-        unseen = unseen_counters(g)
-        unknown_mean = [0.0] * CT
-        for x in range(NMC):
-            for t in (D.HOPLITE, D.TRIREME):
-                total = strength = 0
-                for k in D.CLASSES_OF[x][t]:
-                    left = unseen[k]
-                    total += left
-                    strength += left * D.CLASS_STRENGTH[k]
-                unknown_mean[x * 2 + t] = strength / total if total else 0.0
-        self.my_pool = my_pool
-        self.pool_count = pool_count
-        self.unknown_mean = unknown_mean
-        self.box_count = box_count
-        self.box_known = box_known
+        """Counts per (box, city, type) for every counter; strengths only where known (F:
+        the engine's ``military_knowledge``, answered in C++ on the core)."""
+        known = military_knowledge(g, self.me)
+        self.my_pool = known.my_pool
+        self.pool_count = known.pool_count
+        self.unknown_mean = known.unknown_mean
+        self.box_count = known.box_count
+        self.box_known = known.box_known
 
     def box_strength(self, slot: int, side: int, box: int, unit_type: int) -> float:
         """Strength of one box for one round type: exact where known, else expected."""

@@ -13,15 +13,16 @@ named public fields (a ``Game`` or the analysis ``PlayerView``):
 * influence effects (B.4-B.6, D.2, E12, E16, E19, E36): ``plague_losses``, ``proposals``,
   ``assassination_targets``, ``seat_candidate``, ``unseat_candidate``, ``election_outcome``;
 * battle outcomes (B.11): ``side_claimants``;
+* what a player knows of the armies (F): ``military_knowledge``;
 * scores and the end of the game (B.10): ``cube_vp``, ``location_vp``, ``statue_vp``,
   ``ranking_keys``, ``winners_of``, ``fractional_ranks``, ``win_shares``, ``win_rewards``,
   with one tie convention (docs/rules.md section 14).
 
 On the C++ core (``native.py``) the same functions answer from C++ (native/engine.hpp, whose
-rules call the C++ twins of these queries): the placement queries when ``state`` is a
-``NativeGame``; ``proposals``, ``assassination_targets``, ``plague_losses``, ``statue_vp``
-and ``location_vp`` when their lists are fields read from one ``NativeGame`` since its last
-change (``FieldList``).
+rules call the C++ twins of these queries): the placement queries and
+``military_knowledge`` when ``state`` is a ``NativeGame``; ``proposals``,
+``assassination_targets``, ``plague_losses``, ``statue_vp`` and ``location_vp`` when their
+lists are fields read from one ``NativeGame`` since its last change (``FieldList``).
 Arguments outside the C++ twins' ranges fall back to the Python code here, the reference,
 so both backends give the same answer or error (tests/native/test_native_queries.py). The
 other queries stay in Python: they take plain values (tiles, counts, expected strengths)
@@ -31,11 +32,11 @@ or are cheaper here than one call into C++ (docs/native.md, "Rule queries").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from . import actions as A
 from . import data as D
-from .information import controlled_cities
+from .information import controlled_cities, revealed_slot, unseen_counters, visible_cities
 
 Strength = TypeVar("Strength", int, float)  # exact (int) or expected (float) strengths
 _SLOTS = range(D.LOCATION_SLOTS)
@@ -77,6 +78,73 @@ def register_native(game_type: type, list_type: type) -> None:
     fresh ``list_type`` fields of one, are answered by its C++ core."""
     global _NATIVE_GAME, _NATIVE_LIST
     _NATIVE_GAME, _NATIVE_LIST = game_type, list_type
+
+
+# ---- what a player knows of the armies (F) --------------------------------------------------
+
+_NC, _CT, _BOXES = D.NUM_CLASSES, D.NUM_MILITARY_CITIES * 2, D.LOCATION_SLOTS * 4
+
+
+class MilitaryKnowledge(NamedTuple):
+    """Every counter as one player knows it; ``(city, type)`` indices are ``city * 2 + type``,
+    boxes are ``(slot * 2 + side) * 2 + box``."""
+
+    my_pool: list[int]  # his own pool per class (the cities he controls), else 0
+    pool_count: list[int]  # counters in all pools per (city, type): public
+    box_count: list[int]  # counters per (box, city, type): public
+    box_known: list[int]  # their strength sum where he sees it, else -1
+    unknown_mean: list[float]  # mean strength of a hidden counter per (city, type)
+
+
+def military_knowledge(state: Any, player: int) -> MilitaryKnowledge:
+    """What ``player`` knows of every counter (F): how many sit in each pool and box, the
+    strengths of those he sees (his own cities', and all at the location face up), and for
+    the rest the mean of the public multiset of unseen counters."""
+    if type(state) is _NATIVE_GAME:
+        try:
+            return MilitaryKnowledge(*state.core.military_knowledge(player))
+        except _OUTSIDE_NATIVE:
+            pass
+    controlled = controlled_cities(state, player)
+    revealed = revealed_slot(state)
+    my_pool = [0] * _NC
+    pool_count = [0] * _CT
+    for k in range(_NC):
+        c = state.pool[k]
+        if c:
+            x, t = D.CLASS_CITY[k], D.CLASS_TYPE[k]
+            pool_count[x * 2 + t] += c
+            if controlled >> x & 1:
+                my_pool[k] = c
+    box_count = [0] * (_BOXES * _CT)
+    box_known = [0] * (_BOXES * _CT)
+    at = state.at
+    for box in range(_BOXES):
+        base = box * _NC
+        if not any(at[base : base + _NC]):
+            continue
+        seen = visible_cities(controlled, revealed, box // 4)
+        for k in D.EXISTING_CLASSES:
+            c = at[base + k]
+            if c:
+                x, t = D.CLASS_CITY[k], D.CLASS_TYPE[k]
+                i = box * _CT + x * 2 + t
+                box_count[i] += c
+                if seen >> x & 1:
+                    box_known[i] += c * D.CLASS_STRENGTH[k]
+                else:
+                    box_known[i] = -1
+    unseen = unseen_counters(state)
+    unknown_mean = [0.0] * _CT
+    for x in range(D.NUM_MILITARY_CITIES):
+        for t in (D.HOPLITE, D.TRIREME):
+            total = strength = 0
+            for k in D.CLASSES_OF[x][t]:
+                left = unseen[k]
+                total += left
+                strength += left * D.CLASS_STRENGTH[k]
+            unknown_mean[x * 2 + t] = strength / total if total else 0.0
+    return MilitaryKnowledge(my_pool, pool_count, box_count, box_known, unknown_mean)
 
 
 # ---- placement legality (B.7.6, B.7.8, E24) ------------------------------------------------

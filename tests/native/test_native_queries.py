@@ -1,9 +1,9 @@
 """The rule queries answered by the C++ core equal the Python reference (engine/queries.py).
 
-On a NativeGame, ``queries.py`` sends the placement queries, ``proposals``,
-``assassination_targets``, ``plague_losses``, ``statue_vp`` and ``location_vp`` to C++,
-and ``NativeGame`` answers ``location_vp``, ``statue_count``, ``round_strengths`` and
-``predicted_rounds`` there.
+On a NativeGame, ``queries.py`` sends the placement queries, ``military_knowledge``,
+``proposals``, ``assassination_targets``, ``plague_losses``, ``statue_vp`` and
+``location_vp`` to C++, and ``NativeGame`` answers ``location_vp``, ``statue_count``,
+``round_strengths`` and ``predicted_rounds`` there.
 Checked at every decision of seeded games at 3, 4 and 5 players (twin games: the same query
 on the Python engine's state is the reference), with a proof that C++ really answered
 (the core's own answer and the fresh-field test ``FieldList.core_of``); arguments outside
@@ -19,6 +19,7 @@ import pytest
 from perikles_env.engine import Game, GameConfig, Phase
 from perikles_env.engine import data as D
 from perikles_env.engine import queries as Q
+from perikles_env.engine.information import revealed_slot
 from perikles_env.engine.rng import Rng
 from tests.engine import test_rule_queries as engine_checks
 from tests.native.helpers import require_native
@@ -111,6 +112,18 @@ def _battles_agree(py: Game, cpp: Game) -> None:
             assert cpp.round_strengths(slot, t) == py.round_strengths(slot, t)
 
 
+def _knowledge_agree(py: Game, cpp: Game) -> tuple[bool, bool]:
+    """Every player's ``military_knowledge``; returns whether a location was face up and
+    whether some strength was hidden from some player (what the check covered)."""
+    hidden = False
+    for p in range(py.n):
+        want = Q.military_knowledge(py, p)
+        assert Q.military_knowledge(cpp, p) == want
+        assert Q.MilitaryKnowledge(*cpp.core.military_knowledge(p)) == want
+        hidden = hidden or -1 in want.box_known
+    return revealed_slot(py) >= 0, hidden
+
+
 def _play(n: int, seed: int) -> dict[str, int]:
     """One game on both engines; every query compared at every decision (the placement
     statuses of every slot and side: at commit decisions, for the player to move)."""
@@ -118,11 +131,14 @@ def _play(n: int, seed: int) -> dict[str, int]:
     py = Game.new(config, seed=seed, backend="python")
     cpp = Game.new(config, seed=seed, backend="native")
     policy = Rng(seed * 13 + n)
-    seen = {"decisions": 0, "commit": 0, "battle": 0}
+    seen = {"decisions": 0, "commit": 0, "battle": 0, "face_up": 0, "hidden": 0}
     while True:
         _influence_agree(py, cpp)
         _scores_agree(py, cpp)
         _battles_agree(py, cpp)
+        face_up, hidden = _knowledge_agree(py, cpp)
+        seen["face_up"] += face_up
+        seen["hidden"] += hidden
         if py.is_terminal:
             return seen
         commit = py.phase == Phase.COMMIT
@@ -138,11 +154,12 @@ def _play(n: int, seed: int) -> dict[str, int]:
 
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
 def test_native_queries_equal_the_python_reference_at_every_decision(n: int) -> None:
-    total = {"decisions": 0, "commit": 0, "battle": 0}
+    total = {"decisions": 0, "commit": 0, "battle": 0, "face_up": 0, "hidden": 0}
     for seed in range(GAMES):
         for key, value in _play(n, 30_000 + seed).items():
             total[key] += value
     assert total["decisions"] > GAMES * 100 and total["commit"] > GAMES * 10, total
+    assert total["face_up"] > GAMES and total["hidden"] > GAMES * 50, total
 
 
 @pytest.mark.slow
@@ -194,6 +211,9 @@ def test_arguments_outside_the_native_ranges_behave_like_the_reference() -> None
         py.apply_action(action)
         cpp.apply_action(action)
     cases = [
+        lambda g: Q.military_knowledge(g, 7),
+        lambda g: Q.military_knowledge(g, -1),
+        lambda g: Q.military_knowledge(g, "0"),
         lambda g: Q.placement_targets(g, 7, 0),
         lambda g: Q.placement_targets(g, -1, 0),
         lambda g: Q.placement_targets(g, 0, 7),
