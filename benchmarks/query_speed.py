@@ -29,6 +29,7 @@ QUERIES: dict[str, Callable[[Any], Any]] = {
     "placement_targets (all slots)": lambda g: Q.placement_targets(g, 1, 2),
     "placement_status": lambda g: Q.placement_status(g, 1, 2, 3, 1),
     "class_placement_status": lambda g: Q.class_placement_status(g, 1, 17, 3, 1),
+    "military_knowledge": lambda g: Q.military_knowledge(g, 1),
     "proposals": lambda g: Q.proposals(g.cubes, g.cand, 1, g.n),
     "assassination_targets": lambda g: Q.assassination_targets(g.cubes, g.cand, g.n, 1),
     "plague_losses": lambda g: Q.plague_losses(g.cubes, g.cand, 2, g.n),
