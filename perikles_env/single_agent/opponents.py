@@ -69,12 +69,10 @@ class OpponentPool:
         so pools without it keep their streams)."""
         if len(self.specs) == 1:
             return [self.specs[0]] * count
-        if self.same_table > 0 and rng.random() < self.same_table:
-            count, copies = 1, count
-        else:
-            copies = 1
-        picks = rng.choice(len(self.specs), size=count, p=self.probabilities)
-        return [self.specs[int(i)] for i in picks] * copies
+        whole = self.same_table > 0 and rng.random() < self.same_table
+        picks = rng.choice(len(self.specs), size=1 if whole else count, p=self.probabilities)
+        specs = [self.specs[int(i)] for i in picks]
+        return specs * count if whole else specs
 
     def as_dict(self) -> dict[str, Any]:
         return {"specs": list(self.specs), "weights": list(self.weights),
