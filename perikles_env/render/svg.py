@@ -17,7 +17,7 @@ from ..engine import data as D
 from ..engine.game import Game
 from ..engine.information import known_cities, revealed_slot, sees_strength
 from ..engine.phases import Phase
-from .words import special_title
+from .narrate import PHASE_TITLES, special_title
 
 WIDTH, HEIGHT = 1200, 820
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
@@ -27,24 +27,6 @@ CITY_COLOURS = ("#4a7fb0", "#b0452c", "#6f8f3a", "#c49a1a", "#7a5c99", "#3f8f8a"
 ANY_COLOUR = "#9a7b5a"  # brown "Any City" influence tiles
 INK, PAPER, PANEL, MUTED = "#222222", "#f4efe3", "#fffaf0", "#8a8378"
 
-PHASE_TITLES = {
-    Phase.SETUP_PLACE: "Setup: place cubes",
-    Phase.INFLUENCE_PICK: "Influence: take a tile",
-    Phase.ALKIBIADES_CUBE: "Influence: Alkibiades",
-    Phase.ALKIBIADES_DEST: "Influence: Alkibiades",
-    Phase.ANY_CITY: "Influence: Any City tile",
-    Phase.CANDIDATE_TILE: "Influence: candidate tile",
-    Phase.ASSASSIN_TILE: "Influence: assassin",
-    Phase.POST_PICK_SPECIAL: "Influence: special window",
-    Phase.PROPOSE: "Proposals",
-    Phase.SPARTA_CHOICE: "Sparta picks the first player",
-    Phase.DEAD_POOL: "Dead pool recovery",
-    Phase.COMMIT: "Commit forces",
-    Phase.PERMISSION: "Permission to defend",
-    Phase.BATTLE_SPECIAL: "Battle: specials",
-    Phase.CASUALTY: "Battle: casualty",
-    Phase.GAME_OVER: "Game over",
-}
 
 _CITY_CARD = (190, 178)  # width, height
 _LOC_TOP, _LOC_HEIGHT = 48, 109

@@ -18,7 +18,7 @@ from perikles_env.engine.information import known_cities
 from perikles_env.errors import InvalidConfigError
 from perikles_env.render import HEIGHT, WIDTH, board_rgb, board_svg
 from perikles_env.render.raster import svg_to_rgb
-from perikles_env.render.words import special_title
+from perikles_env.render.narrate import special_title
 
 from .helpers import commit_with_hidden_forces, group_texts, svg_texts
 
