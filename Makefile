@@ -6,7 +6,7 @@ TORCH   := torch==2.13.0
 NATIVE  := $(VENV)/.native-built
 BUILD_TOOLS := 'scikit-build-core>=0.10' 'nanobind>=2.0'
 
-.PHONY: venv native test test-slow test-rllib test-openspiel train bench lint demo
+.PHONY: venv native test test-slow test-rllib test-openspiel test-interop train bench lint demo
 
 venv: $(STAMP) $(NATIVE)
 
@@ -51,6 +51,10 @@ test-rllib: $(VENV)/.rllib-installed
 # the OpenSpiel game's tests, IS-MCTS's win-rate game series included (~1 min on 2 cores)
 test-openspiel: $(VENV)/.openspiel-installed
 	$(VPY) -m pytest -q -p no:xdist tests/openspiel -m 'slow or not slow'
+
+# TorchRL and Tianshou driving the PettingZoo env, docs/ecosystem.md's examples (~1 min)
+test-interop: $(VENV)/.interop-installed
+	$(VPY) -m pytest -q -p no:xdist tests/interop -m 'slow or not slow'
 
 train: venv
 	$(VPY) -m training.train --config configs/default.yaml

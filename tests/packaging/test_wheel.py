@@ -88,8 +88,19 @@ def test_wheel_contents(wheel: Path) -> None:
     for config in ("default", "smoke", "long", "eval_smoke"):
         assert f"perikles_env/configs/{config}.yaml" in names
     assert "perikles_env/training/train.py" in names
+    assert "perikles_env/py.typed" in names  # PEP 561: type checkers read the inline hints
     assert "perikles_env/training/evaluation/runner.py" in names
     assert not [n for n in names if n.endswith(".whl")]
+
+
+def test_wheel_description_is_the_readme(wheel: Path) -> None:
+    archive = zipfile.ZipFile(wheel)
+    (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+    text = archive.read(metadata).decode()
+    assert "Description-Content-Type: text/markdown" in text
+    body = text.split("\n\n", 1)[1]
+    assert body.startswith("# perikles_env"), body[:200]
+    assert (ROOT / "README.md").read_text().strip() in body
 
 
 def test_installed_package_comes_from_the_wheel(venv: Path, stranger_folder: Path) -> None:
