@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	$(VPY) -m pip install --upgrade pip
 	$(VPY) -m pip install '$(TORCH)'
 	$(VPY) -m pip install $(BUILD_TOOLS)
-	$(VPY) -m pip install --no-build-isolation -e '.[train,dev,render]'
+	$(VPY) -m pip install --no-build-isolation -e '.[train,dev,render,web]'
 	touch $(STAMP) && touch $(NATIVE)
 
 # The C++ engine core (perikles_env._native, docs/native.md), built by scikit-build-core into

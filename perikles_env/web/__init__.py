@@ -1,0 +1,14 @@
+"""Play Perikles in the browser: a local web server (``python -m perikles_env.web``, or
+``perikles-play --web``) where each human seat has its own secret link and agents take the
+other seats (docs/play.md).
+
+* ``tables``: the games, each kept on disk as a replay record after every decision;
+* ``moves``: the seat's legal moves in words, with where they lie on the board;
+* ``hotspots``: the clickable layer over the SVG board;
+* ``battle``: battle odds as the seat may know them;
+* ``payload``: everything one seat's page receives, and nothing else;
+* ``server``: the Starlette application (pages, JSON API, WebSocket updates, agents);
+* ``cli``: the command line.
+
+Needs the ``web`` extra (Starlette, uvicorn).
+"""

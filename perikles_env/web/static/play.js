@@ -1,0 +1,224 @@
+// One seat's page: shows the payload the server pushes for this seat and sends this seat's
+// moves. Everything comes from the server; the page computes no rule.
+"use strict";
+
+const token = location.pathname.split("/").pop();
+const api = "/api/seat/" + token;
+let state = null;     // the latest payload
+let prefix = [];      // steps chosen so far in the words menu
+let target = null;    // the board place clicked, whose moves the chooser lists
+let sending = false;
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, text, attrs) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  return e;
+}
+
+function percent(p) { return Math.round(p * 100) + " %"; }
+
+function words(move) { return move.path.join(" › "); }
+
+// ---- sending a move ---------------------------------------------------------------------
+
+function choose(move) {
+  if (move.confirm) {
+    $("confirm-text").textContent = words(move) + "? This cannot be undone.";
+    $("confirm").hidden = false;
+    $("confirm").dataset.action = move.action;
+    return;
+  }
+  send(move.action);
+}
+
+async function send(action) {
+  if (sending || !state) return;
+  sending = true;
+  $("confirm").hidden = true;
+  showError("");
+  try {
+    const reply = await fetch(api + "/act", {
+      method: "POST",
+      headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({action: action, step: state.step}),
+    });
+    if (!reply.ok) showError((await reply.json()).error || reply.statusText);
+  } catch (err) {
+    showError("could not reach the server: " + err);
+  } finally {
+    sending = false;
+  }
+}
+
+function showError(text) {
+  $("error").textContent = text;
+  $("error").hidden = !text;
+}
+
+// ---- drawing the payload ----------------------------------------------------------------
+
+function render(p) {
+  const fresh = !state || state.step !== p.step;
+  state = p;
+  if (fresh) { prefix = []; target = null; $("confirm").hidden = true; }
+  document.title = (p.to_act === p.seat ? "▶ " : "") + "Perikles · p" + p.seat;
+  $("status").textContent = p.status + (p.error ? " · " + p.error : "");
+  $("board").innerHTML = p.board;
+  markTarget();
+  renderTurn(p);
+  renderBattle(p.battle);
+  renderForecast(p.forecast);
+  renderFeed(p.feed, p.step);
+}
+
+function markTarget() {
+  for (const r of document.querySelectorAll("#board .hot")) {
+    r.classList.toggle("chosen", r.dataset.target === target);
+  }
+}
+
+function renderTurn(p) {
+  const mine = p.moves.length > 0;
+  $("turn").classList.toggle("active", mine);
+  $("prompt").textContent = p.finished ? "Game over" : mine
+    ? "Your move: " + p.phase : "Waiting for p" + p.to_act + " (" + p.names[p.to_act] + ")";
+  const chooser = $("chooser");
+  chooser.replaceChildren();
+  const picked = target ? p.moves.filter((m) => m.targets.includes(target)) : [];
+  chooser.hidden = picked.length === 0;
+  if (picked.length) {
+    chooser.append(el("h3", "Here you can:"));
+    for (const m of picked) chooser.append(moveButton(m, words(m)));
+    const cancel = el("button", "cancel", {"class": "small"});
+    cancel.onclick = () => { target = null; markTarget(); renderTurn(state); };
+    chooser.append(cancel);
+  }
+  renderMenu(p.moves);
+}
+
+function moveButton(move, label) {
+  const b = el("button", label, {"data-action": move.action, "class": "move"});
+  b.onclick = () => choose(move);
+  return b;
+}
+
+// The legal moves in words, one step at a time (the same tree as the terminal game).
+function renderMenu(moves) {
+  const menu = $("menu");
+  menu.replaceChildren();
+  if (!moves.length) return;
+  const depth = prefix.length;
+  const here = moves.filter((m) => prefix.every((s, i) => m.path[i] === s));
+  if (depth) {
+    const back = el("button", "‹ back", {"class": "small", id: "menu-back"});
+    back.onclick = () => { prefix.pop(); renderMenu(state.moves); };
+    menu.append(el("h3", prefix.join(" › ")), back);
+  } else {
+    menu.append(el("h3", moves.some((m) => m.targets.length)
+      ? "Click a highlighted place on the board, or choose:" : "Choose:"));
+  }
+  const seen = new Set();
+  const list = el("div", undefined, {"class": "options"});
+  for (const m of here) {
+    const label = m.path[depth];
+    if (seen.has(label)) continue;
+    seen.add(label);
+    if (m.path.length === depth + 1) {
+      list.append(moveButton(m, label));
+    } else {
+      const b = el("button", label + " …", {"data-step": label, "class": "step"});
+      b.onclick = () => { prefix.push(label); renderMenu(state.moves); };
+      list.append(b);
+    }
+  }
+  menu.append(list);
+}
+
+function renderBattle(b) {
+  const box = $("battle");
+  box.hidden = !b;
+  if (!b) return;
+  box.replaceChildren(el("h2", "Battle at " + b.location));
+  const rows = el("table");
+  for (const r of b.rounds) {
+    const tr = el("tr");
+    tr.append(el("td", r.unit + " round"), el("td", "attack " + r.attack),
+              el("td", "defence " + r.defence), el("td", r.kind === "dice" ? "dice" : r.kind));
+    rows.append(tr);
+  }
+  box.append(rows);
+  box.append(el("p", "Tokens: attacker " + b.tokens[0] + ", defender " + b.tokens[1] +
+                (b.doubled ? " · strength doubled this round" : "")));
+  box.append(el("p", "The attack takes the location: " + percent(b.attack_wins),
+                {"class": "odds", id: "odds"}));
+  if (b.options.length) {
+    const ul = el("ul", undefined, {id: "battle-options"});
+    for (const o of b.options) ul.append(el("li", o.words + ": attack wins " +
+                                            percent(o.attack_wins)));
+    box.append(el("h3", "Your choices"), ul);
+  }
+}
+
+function renderForecast(f) {
+  const box = $("forecast");
+  box.hidden = !f.length;
+  if (!f.length) return;
+  box.replaceChildren(el("h2", "Attacks so far"));
+  const ul = el("ul");
+  for (const x of f) ul.append(el("li", x.location + ": attack wins about " +
+                                  percent(x.attack_wins)));
+  box.append(ul, el("p", "estimated from what you know", {"class": "muted"}));
+}
+
+function renderFeed(feed, step) {
+  const ol = $("feed");
+  ol.replaceChildren();
+  for (const line of feed) {
+    const li = el("li", line.text, {"data-step": line.step});
+    if (line.step === step) li.classList.add("new");
+    if (line.actor === state.seat) li.classList.add("mine");
+    ol.append(li);
+  }
+  ol.scrollTop = ol.scrollHeight;
+}
+
+// ---- events -----------------------------------------------------------------------------
+
+$("board").addEventListener("click", (e) => {
+  const hot = e.target.closest("[data-target]");
+  if (!hot || !state) return;
+  target = hot.dataset.target;
+  const picked = state.moves.filter((m) => m.targets.includes(target));
+  if (picked.length === 1) {
+    markTarget();
+    renderTurn(state);
+    choose(picked[0]);
+  } else {
+    markTarget();
+    renderTurn(state);
+  }
+});
+
+$("confirm-yes").onclick = () => send(Number($("confirm").dataset.action));
+$("confirm-no").onclick = () => { $("confirm").hidden = true; };
+
+$("whole-log").onclick = async () => {
+  const reply = await fetch(api + "/log");
+  if (reply.ok) renderFeed((await reply.json()).feed, state ? state.step : -1);
+};
+
+function connect() {
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") +
+                           location.host + "/ws/" + token);
+  ws.onopen = () => { $("conn").textContent = ""; };
+  ws.onmessage = (e) => render(JSON.parse(e.data));
+  ws.onclose = () => {
+    $("conn").textContent = "reconnecting…";
+    setTimeout(connect, 1000);
+  };
+}
+
+connect();
