@@ -1,4 +1,5 @@
-"""PettingZoo AEC environment for Perikles (see ``aec.raw_env`` for the full table).
+"""PettingZoo AEC environment for Perikles (see ``aec.raw_env`` for the full table), and
+the rewards every env pays (``rewards.py``).
 
 The package is ``perikles_env.environment``: a subpackage named ``perikles_env.env`` would
 shadow the ``perikles_env.env()`` factory function.
@@ -12,7 +13,8 @@ from pettingzoo.utils import wrappers
 
 from ..analysis.observation import LAYOUT, OBS_SIZE, encode_observation, observation_space
 from ..registration import PETTINGZOO_ID as ENV_ID
-from .aec import final_rewards, raw_env
+from .aec import raw_env
+from .rewards import REWARD_MODES, RewardConfig, RewardTracker, final_rewards
 
 
 class PeriklesOrderEnforcing(wrappers.OrderEnforcingWrapper):
@@ -46,6 +48,9 @@ __all__ = [
     "ENV_ID",
     "LAYOUT",
     "OBS_SIZE",
+    "REWARD_MODES",
+    "RewardConfig",
+    "RewardTracker",
     "encode_observation",
     "env",
     "final_rewards",

@@ -8,7 +8,7 @@ Action space           ``Discrete(NUM_ACTIONS)`` (957), same for every player co
                        ranges in docs/actions.md; seat arguments relative to the actor
 Observation space      ``Dict(observation=Box(float32, OBS_SIZE), action_mask=Box(int8))``,
                        same for every player count; layout in docs/observation.md
-Rewards                only at the end; ``reward="win"`` | ``"rank"`` | ``"vp"`` (below)
+Rewards                only at the end; ``reward="win"`` | ``"rank"`` | ``"vp"`` (``rewards.py``)
 Illegal actions        ``illegal_action="raise"`` (default): IllegalActionError, nothing
                        changes; ``"penalize"``: the game ends, offender gets
                        ``illegal_penalty``, everyone else 0
@@ -23,13 +23,8 @@ Options                ``oracle=True`` adds hidden information to observations (
 Version                v0: first release
 =====================  =================================================================
 
-Reward modes (all sum to zero over the players):
-
-* ``win``: the winners (after tie-breaks) share +1, the others share -1; if everybody wins,
-  all get 0.
-* ``rank``: ``1 - 2 * (rank - 1) / (n - 1)`` with tied players averaging their ranks, so
-  first gets +1 and last -1.
-* ``vp``: ``(VP - mean VP) / 20``.
+The reward modes (all zero-sum over the players) are defined in ``rewards.py``, shared with
+the RLlib and OpenSpiel adapters.
 """
 
 from __future__ import annotations
@@ -50,21 +45,9 @@ from ..render import board_rgb
 from ..render.raster import require_rasteriser
 from ..vector.encoder import BackendEncoder, legal_mask
 from .render import render_text
+from .rewards import REWARD_MODES, final_rewards
 
-REWARD_MODES = ("win", "rank", "vp")
 ILLEGAL_MODES = ("raise", "penalize")
-
-
-def final_rewards(game: Game, mode: str) -> list[float]:
-    """Zero-sum end-of-game rewards per seat for one of ``REWARD_MODES``."""
-    n = game.n
-    scores = game.scores()
-    if mode == "vp":
-        mean = sum(scores) / n
-        return [(s - mean) / 20 for s in scores]
-    if mode == "win":
-        return game.win_rewards()
-    return [1 - 2 * (r - 1) / (n - 1) for r in game.ranks()]
 
 
 def _check_seed(seed: Any) -> None:

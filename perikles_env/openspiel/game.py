@@ -59,8 +59,8 @@ from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig
 from ..engine import actions as A
 from ..engine import data as D
 from ..engine.determinize import determinize
-from ..environment.aec import final_rewards
 from ..environment.render import render_text
+from ..environment.rewards import final_rewards
 from ..errors import InvalidConfigError
 
 SHORT_NAME = "python_perikles"

@@ -1,11 +1,13 @@
 """Single-agent views of Perikles for single-agent RL libraries (docs/training.md).
 
 ``PeriklesSingleAgentEnv``: one learner seat against opponents drawn from an
-``OpponentPool``; rewards from the learner's point of view (``RewardConfig``).
+``OpponentPool``; rewards from the learner's point of view (``RewardConfig``). ``Table``:
+the opponent loop it shares with the RLlib env.
 """
 
+from ..environment.rewards import RewardConfig
 from .env import PeriklesSingleAgentEnv, make_env_fn
 from .opponents import OpponentPool
-from .rewards import RewardConfig
+from .table import Table
 
-__all__ = ["OpponentPool", "PeriklesSingleAgentEnv", "RewardConfig", "make_env_fn"]
+__all__ = ["OpponentPool", "PeriklesSingleAgentEnv", "RewardConfig", "Table", "make_env_fn"]

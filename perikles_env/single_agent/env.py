@@ -4,15 +4,16 @@ libraries (stable-baselines3 / sb3-contrib ``MaskablePPO``).
 * **Seats.** Each episode deals a new game with ``num_players`` (fixed, or drawn from a list
   such as ``[3, 4, 5]``) and seats the learner at ``learner_seat`` (fixed, or drawn when
   ``None``). Every other seat gets an agent drawn from the ``OpponentPool``. Opponents play
-  at the engine level (``act_state``) on a copy of the game, each using only what its
-  player may know, with the env's own seeded generator (``self.np_random``): the same seed
-  gives the same episodes. If the game ends before the learner's first decision, a new
-  game is dealt.
+  through the shared opponent loop (``table.py``: engine level, ``act_state``, each using
+  only what its player may know) with the env's own seeded generator (``self.np_random``):
+  the same seed gives the same episodes. If the game ends before the learner's first
+  decision, a new game is dealt.
 * **Observations.** The learner's observation from the environment's encoder (the same
   one ``perikles_env.env`` and the ``ppo:<path>`` agent use), as a flat ``Box``; the legal
   actions come from ``action_masks()`` (a method of this class, so it works through
   ``SubprocVecEnv.env_method``) and in ``info["action_mask"]``.
-* **Rewards** are the learner's only (``rewards.py``; never another seat's reward).
+* **Rewards** are the learner's only (``RewardConfig``, ``environment/rewards.py``; never
+  another seat's reward).
 * **Actions** are action ids: a Python or numpy integer, or a numpy array holding one
   (shape ``()`` or ``(1,)``). Anything else (``3.7``, ``"5"``, ``True``, longer arrays) is
   an illegal action, like an id out of range or masked out (SB3's ``check_env`` samples
@@ -32,15 +33,15 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ..agents import Agent, AgentError, game_for, make_agent
 from ..analysis.encoding import Encoder
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig
 from ..engine import data as D
 from ..engine.backend import resolve_backend
-from ..errors import InvalidConfigError
+from ..environment.rewards import RewardConfig, RewardTracker
+from ..errors import IllegalActionError, InvalidConfigError
 from ..vector.encoder import game_encoder
 from .opponents import OpponentPool
-from .rewards import RewardConfig, RewardTracker
+from .table import LEARNER, AgentCache, Table, action_str
 
 PlayerCount = int | Sequence[int]
 
@@ -134,14 +135,25 @@ class PeriklesSingleAgentEnv(gym.Env):
         self.backend = resolve_backend(backend)  # "native" (C++ core) or "python"
         self.observation_space = self.encoder.space
         self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
-        self._agents: dict[str, Agent] = {}
-        self.game: Game | None = None
+        self._agents = AgentCache()
         self.learner = 0
         self.seat_specs: list[str] = []
+        self._table: Table | None = None
         self._tracker: RewardTracker | None = None
-        self._decisions = 0
         self._done = True
         self._mask: np.ndarray | None = None  # cached for the current decision
+
+    @property
+    def game(self) -> Game | None:
+        """The episode's engine state (hidden information included; None before
+        ``reset``). Assigning a game (an edited or determinized copy) plays on from it."""
+        return None if self._table is None else self._table.game
+
+    @game.setter
+    def game(self, game: Game) -> None:
+        if self._table is None:
+            raise RuntimeError("call reset() before replacing the game")
+        self._table.game = game
 
     # ---- pool ------------------------------------------------------------------------------
 
@@ -150,12 +162,6 @@ class PeriklesSingleAgentEnv(gym.Env):
         current episode keeps its opponents."""
         self.pool = OpponentPool.of(pool)
 
-    def _agent(self, spec: str) -> Agent:
-        agent = self._agents.get(spec)
-        if agent is None:
-            agent = self._agents[spec] = make_agent(spec)
-        return agent
-
     # ---- gymnasium API ---------------------------------------------------------------------
 
     def reset(
@@ -163,8 +169,7 @@ class PeriklesSingleAgentEnv(gym.Env):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         rng = self.np_random
-        for spec in [s for s in self._agents if s not in self.pool.specs]:
-            del self._agents[spec]  # e.g. a snapshot that left the pool
+        self._agents.keep(self.pool.specs)  # e.g. a snapshot that left the pool
         while True:
             n = self.player_counts[int(rng.integers(len(self.player_counts)))]
             self.learner = (
@@ -172,41 +177,36 @@ class PeriklesSingleAgentEnv(gym.Env):
             )
             game_seed = int(rng.integers(2**63))
             config = GameConfig(num_players=n, record_events=False)
-            self.game = Game.new(config, seed=game_seed, backend=self.backend)
+            game = Game.new(config, seed=game_seed, backend=self.backend)
             opponents = self.pool.sample(rng, n - 1)
-            self.seat_specs = opponents[: self.learner] + ["learner"] + opponents[self.learner :]
-            for spec in set(opponents):
-                self._agent(spec).reset()
-            self._decisions = 0
-            self._play_opponents()
-            if not self.game.is_terminal and not self._truncated():
+            self.seat_specs = opponents[: self.learner] + [LEARNER] + opponents[self.learner :]
+            table = Table(game, self.seat_specs, self._agents, rng, self.max_decisions)
+            self._table = table
+            table.play_agents()
+            if not table.over:
                 break  # else: the game ended before the learner's first decision; deal again
-        self._tracker = RewardTracker(self.reward_config, self.game, self.learner)
+        self._tracker = RewardTracker(self.reward_config, table.game, self.learner)
         self._done = False
         self._mask = None
-        return self._observe(), self._info(opponent_decisions=self._decisions)
+        return self._observe(), self._info(opponent_decisions=table.decisions)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        if self._done or self.game is None or self._tracker is None:
+        table, tracker = self._table, self._tracker
+        if self._done or table is None or tracker is None:
             raise gym.error.ResetNeeded("call reset() before step() (the episode is over)")
-        game = self.game
         self._mask = None
-        action_id = action_id_of(action)
-        if action_id is None or not game.is_legal(action_id):
+        try:
+            decisions = table.step(action)
+        except IllegalActionError:  # nothing applied: the episode ends with the penalty
             self._done = True
             info = self._info(decisions=0)
             info["illegal_action"] = True
-            info["illegal_action_str"] = self._action_str(action)
+            info["illegal_action_str"] = action_str(table.game, action)
             return self._observe(), self.illegal_action_penalty, True, False, info
-        game.apply_action(action_id)
-        before = self._decisions
-        self._decisions += 1
-        self._play_opponents()
-        reward = self._tracker.step(game)
-        terminated = game.is_terminal
-        truncated = self._truncated()
+        reward = tracker.step(table.game)
+        terminated, truncated = table.terminated, table.truncated
         self._done = terminated or truncated
-        info = self._info(decisions=self._decisions - before)
+        info = self._info(decisions=decisions)
         if self._done:
             info.update(self.outcome())
         return self._observe(), float(reward), terminated, truncated, info
@@ -242,38 +242,6 @@ class PeriklesSingleAgentEnv(gym.Env):
 
     # ---- internals -------------------------------------------------------------------------
 
-    def _play_opponents(self) -> None:
-        """Let opponents act until the learner must decide or the game is over."""
-        game = self.game
-        assert game is not None
-        rng = self.np_random
-        while not game.is_terminal and game.current != self.learner:
-            if self._truncated():
-                return
-            seat = game.current
-            agent = self._agent(self.seat_specs[seat])
-            action = agent.act_state(game_for(agent, game), seat, rng)
-            if not game.is_legal(action):
-                raise AgentError(
-                    f"opponent {self.seat_specs[seat]!r} at seat {seat} chose illegal action "
-                    f"{action!r} ({self._action_str(action)}) in phase {game.phase.name}"
-                )
-            game.apply_action(action)
-            self._decisions += 1
-
-    def _truncated(self) -> bool:
-        """Unfinished at this env's decision limit (or the engine's, ``Game.is_truncated``)."""
-        assert self.game is not None
-        game = self.game
-        return not game.is_terminal and (self._decisions >= self.max_decisions or game.is_truncated)
-
-    def _action_str(self, action: Any) -> str:
-        action_id = action_id_of(action)
-        if action_id is None or not 0 <= action_id < NUM_ACTIONS:
-            return repr(action)
-        assert self.game is not None
-        return self.game.action_to_str(action_id)
-
     def _observe(self) -> np.ndarray:
         assert self.game is not None
         return self.encoder.encode(self.game, self.learner)
@@ -284,31 +252,19 @@ class PeriklesSingleAgentEnv(gym.Env):
 
     def outcome(self) -> dict[str, Any]:
         """How the episode ended for the learner (also in the last step's ``info``)."""
-        assert self.game is not None
+        assert self.game is not None and self._table is not None
         g = self.game
         scores = g.scores()
         winners = g.winners() if g.is_terminal else []
         return {
             "terminal": g.is_terminal,
-            "truncated": self._truncated(),
+            "truncated": self._table.truncated,
             "scores": scores,
             "winners": winners,
             "win_share": g.win_shares()[self.learner] if g.is_terminal else 0.0,
             "learner_vp": scores[self.learner],
             "opponents": [s for i, s in enumerate(self.seat_specs) if i != self.learner],
         }
-
-
-def action_id_of(action: Any) -> int | None:
-    """The action id in ``action`` (an int, a numpy integer, or an integer array of shape
-    ``()`` or ``(1,)``); None for anything else (floats, strings, bools, other shapes)."""
-    if isinstance(action, np.ndarray):
-        if action.shape not in ((), (1,)) or action.dtype.kind not in "iu":
-            return None
-        action = action.reshape(())[()]
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        return None
-    return int(action)
 
 
 def make_env_fn(seed: int, **kwargs: Any) -> Callable[[], PeriklesSingleAgentEnv]:

@@ -11,8 +11,8 @@ Python-side vec envs gives it, for the configurations it supports:
   encoded in C++, then the configured feature blocks (``battle``, ``actions``), which exist
   only in Python: computed per game from a ``NativeGame`` handle (a copy of that game);
   ``make_native_vec_env`` then splits the envs over worker processes;
-* **rewards**: ``single_agent/rewards.py``'s definitions (win share, VP margin,
-  potential-based shaping) from the per-seat VP the C++ env writes every step;
+* **rewards**: ``environment/rewards.py``'s ``RewardTracker`` (win share, VP margin,
+  potential-based shaping) fed the per-seat VP the C++ env writes every step;
 * **masks** from ``action_masks()`` (also through ``env_method``, as MaskablePPO asks);
 * **truncation** at ``max_decisions`` engine decisions, as the single-agent env, with
   ``TimeLimit.truncated`` and the cut game's ``terminal_observation``;
@@ -46,10 +46,9 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 
 from perikles_env.analysis.encoding import FEATURE_BLOCKS, default_encoder
 from perikles_env.engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig
-from perikles_env.engine.queries import win_rewards
+from perikles_env.environment.rewards import RewardConfig, RewardTracker
 from perikles_env.errors import InvalidConfigError
-from perikles_env.single_agent import OpponentPool, RewardConfig
-from perikles_env.single_agent.rewards import margin_of_scores, potential_of_scores
+from perikles_env.single_agent import OpponentPool
 
 if TYPE_CHECKING:
     from perikles_env.vector import VecState
@@ -170,7 +169,8 @@ class NativeVecEnv(VecEnv):
         super().__init__(num_envs, encoder.space, gym.spaces.Discrete(NUM_ACTIONS))
         self.base_size = self.vector.obs_size
         self._obs = np.zeros((num_envs, encoder.space.shape[0]), dtype=np.float32)
-        self._phi = np.zeros(num_envs)  # the shaping potential at each env's last decision
+        # each env's learner reward, replaced by every new game (_new_episode)
+        self._trackers = [RewardTracker(self.reward_config, None, 0)] * num_envs
         self._learner = np.zeros(num_envs, dtype=np.int32)
         self._players = np.zeros(num_envs, dtype=np.int32)
         # one NativeGame whose C++ state copy_game overwrites: a handle on any env's game
@@ -197,7 +197,6 @@ class NativeVecEnv(VecEnv):
             raise RuntimeError("call reset() before step()")
         actions, self._actions = self._actions, None
         state = self._state = self.vector.step(actions)
-        cfg = self.reward_config
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         infos: list[dict[str, Any]] = []
         for i in range(self.num_envs):
@@ -207,19 +206,12 @@ class NativeVecEnv(VecEnv):
             info = self._base_info(i, int(state.decisions[i]))
             if done:
                 info.update(self._outcome(i, state, bool(terminated)))
-            reward = 0.0
-            if cfg.shaping:  # potential-based: phi = 0 once the game is over
+            tracker = self._trackers[i]
+            if tracker.pays(bool(terminated)):  # in double precision (C++ writes float32)
                 scores = state.final_scores[i] if done else state.scores[i]
-                phi = 0.0 if terminated else self._potential(scores, self._players[i], learner)
-                reward += cfg.shaping * (phi - self._phi[i])
-                self._phi[i] = phi
-            if terminated:  # in double precision, as RewardTracker (C++ writes float32)
-                if cfg.win:
-                    reward += cfg.win * win_rewards(info["winners"], self._players[i])[learner]
-                if cfg.vp_margin:
-                    margin = margin_of_scores(info["scores"], learner, cfg.vp_scale)
-                    reward += cfg.vp_margin * margin
-            rewards[i] = reward
+                winners = info["winners"] if terminated else ()
+                n = int(self._players[i])
+                rewards[i] = tracker.step_scores(scores[:n].tolist(), bool(terminated), winners)
             if done:
                 info["TimeLimit.truncated"] = bool(truncated)
                 info["terminal_observation"] = self._final_observation(i, learner)
@@ -237,15 +229,12 @@ class NativeVecEnv(VecEnv):
 
     # ---- per env ------------------------------------------------------------------------
 
-    def _potential(self, scores: np.ndarray, players: int, learner: int) -> float:
-        return potential_of_scores(scores[:players].tolist(), learner, self.reward_config.vp_scale)
-
     def _new_episode(self, i: int, state: VecState) -> None:
         """Env i's row shows a new game at its learner's first decision."""
-        self._learner[i] = state.current[i]
-        self._players[i] = state.players[i]
-        if self.reward_config.shaping:
-            self._phi[i] = self._potential(state.scores[i], self._players[i], self._learner[i])
+        learner = self._learner[i] = state.current[i]
+        n = self._players[i] = state.players[i]
+        scores = state.scores[i, :n].tolist()
+        self._trackers[i] = RewardTracker.from_scores(self.reward_config, scores, int(learner))
 
     def _base_info(self, i: int, decisions: int) -> dict[str, Any]:
         return {

@@ -95,7 +95,7 @@ def test_a_frozen_rllib_policy_can_hold_the_opponent_seats(policy_dir):
     trace, (obs, rewards, terms, *_rest) = play(env, 0, np.random.default_rng(0))
     assert terms["__all__"] and env._aec.game.is_terminal
     assert sorted(env.seat_specs) == sorted(["learner", spec, spec])
-    assert 0 < len(trace) < env._decisions  # the frozen policy made the other decisions
+    assert 0 < len(trace) < env.decisions  # the frozen policy made the other decisions
 
 
 def test_illegal_action_ends_the_game_with_the_documented_penalty_and_applies_nothing():

@@ -4,7 +4,8 @@
   seats (every seat, or ``n - opponent_seats`` of them, drawn from the env's seeded
   generator) get observations and act through RLlib; the other seats are played inside the
   env by agents drawn from an ``OpponentPool`` (``random``, ``heuristic``, a frozen
-  ``rllib:<checkpoint>`` or ``ppo:<path>``), at the engine level as in the single-agent env.
+  ``rllib:<checkpoint>`` or ``ppo:<path>``), through the opponent loop the single-agent env
+  uses (``single_agent/table.py``), each move applied through the AEC env.
 * **Turns.** Only the learner seat to act gets an observation; rewards come only at the end
   (the AEC env's ``reward`` mode), when every learner seat gets its final observation,
   reward and ``terminated=True``.
@@ -18,7 +19,8 @@
   ``action_space.sample()`` unmasked), so the checker sees this documented termination.
   A non-integer action, or an action for a seat that is not to act, raises
   ``IllegalActionError`` (a bug in the caller, not a move).
-* **Truncation** after ``max_decisions`` engine decisions (``engine.MAX_GAME_DECISIONS``).
+* **Truncation** after ``max_decisions`` engine decisions (``engine.MAX_GAME_DECISIONS``), or
+  at the engine's own limit (``Game.is_truncated``) when ``max_decisions`` is above it.
 """
 
 from __future__ import annotations
@@ -30,13 +32,13 @@ import gymnasium as gym
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from ...agents import Agent, AgentError, game_for, make_agent
 from ...agents.rllib_policy import MASK_KEY, OBS_KEY
 from ...engine import MAX_GAME_DECISIONS, NUM_ACTIONS
 from ...engine import data as D
 from ...environment.aec import raw_env
 from ...errors import InvalidConfigError
 from ...single_agent.opponents import OpponentPool
+from ...single_agent.table import LEARNER, AgentCache, Table
 
 
 def _int_option(options: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
@@ -93,9 +95,9 @@ class PeriklesMultiAgentEnv(MultiAgentEnv):
         self.action_spaces = {a: gym.spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         super().__init__()
         self._rng = np.random.default_rng()
-        self._opponents: dict[str, Agent] = {}
+        self._opponents = AgentCache()
         self.seat_specs: list[str] = []  # "learner" or the opponent's spec, per seat
-        self._decisions = 0
+        self._table: Table | None = None
 
     # ---- RLlib API -----------------------------------------------------------------------
 
@@ -112,19 +114,27 @@ class PeriklesMultiAgentEnv(MultiAgentEnv):
                 self._rng.choice(n, size=self.opponent_seats, replace=False).tolist()
             )
             specs = iter(self.pool.sample(self._rng, self.opponent_seats))
-            self.seat_specs = [next(specs) if s in opponent_seats else "learner" for s in range(n)]
+            self.seat_specs = [next(specs) if s in opponent_seats else LEARNER for s in range(n)]
             self.agents = [a for s, a in enumerate(self.possible_agents) if s not in opponent_seats]
-            for spec in set(self.seat_specs) - {"learner"}:
-                self._opponent(spec).reset()
-            self._decisions = 0
-            self._play_opponents()
-            if not self._game_over():
+            table = self._table = Table(
+                aec._require_game(),
+                self.seat_specs,
+                self._opponents,
+                self._rng,
+                self.max_decisions,
+                apply=aec.step,  # the AEC env keeps its bookkeeping and checks learner moves
+                ended=self._game_over,  # a penalized illegal action ends the game
+            )
+            table.play_agents()
+            if not table.terminated:
                 break  # else the game ended before any learner decided: deal again
         agent = aec.agent_selection
         return {agent: self._observe(agent)}, {agent: {}}
 
     def step(self, action_dict: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        aec = self._aec
+        aec, table = self._aec, self._table
+        if table is None:
+            raise RuntimeError("call reset() before step()")
         agent = aec.agent_selection
         if set(action_dict) != {agent}:  # the same typed error as the AEC env's act()
             raise aec._error(
@@ -133,11 +143,9 @@ class PeriklesMultiAgentEnv(MultiAgentEnv):
                 action_dict,
                 f"expected an action for {agent} only (the seat to act), got {sorted(action_dict)}",
             )
-        aec.act(agent, action_dict[agent])  # penalize mode: an illegal action ends the game
-        self._decisions += 1
-        self._play_opponents()
-        if self._game_over() or self._decisions >= self.max_decisions:
-            return self._final(truncated=not self._game_over())
+        table.step(action_dict[agent])  # penalize mode: an illegal action ends the game
+        if table.over:
+            return self._final(truncated=not table.terminated)
         nxt = aec.agent_selection
         return (
             {nxt: self._observe(nxt)},
@@ -149,35 +157,15 @@ class PeriklesMultiAgentEnv(MultiAgentEnv):
 
     # ---- internals -----------------------------------------------------------------------
 
-    def _opponent(self, spec: str) -> Agent:
-        agent = self._opponents.get(spec)
-        if agent is None:
-            agent = self._opponents[spec] = make_agent(spec)
-        return agent
-
     def _game_over(self) -> bool:
+        """Every seat terminated: the game ended, or a penalized illegal action ended it."""
         aec = self._aec
         return all(aec.terminations[a] for a in aec.agents)
 
-    def _play_opponents(self) -> None:
-        """Let the opponents act until a learner seat must decide or the game is over."""
-        aec = self._aec
-        game = aec.game
-        assert game is not None
-        while not self._game_over() and self._decisions < self.max_decisions:
-            seat = game.current
-            spec = self.seat_specs[seat]
-            if spec == "learner":
-                return
-            agent = self._opponent(spec)
-            action = int(agent.act_state(game_for(agent, game), seat, self._rng))
-            if not game.is_legal(action):
-                raise AgentError(
-                    f"opponent {spec!r} at seat {seat} chose illegal action {action} "
-                    f"({game.action_to_str(action)})"
-                )
-            aec.step(action)
-            self._decisions += 1
+    @property
+    def decisions(self) -> int:
+        """Decisions made in this episode, learners' and opponents'."""
+        return 0 if self._table is None else self._table.decisions
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
         raw = self._aec.observe(agent)

@@ -1,0 +1,171 @@
+"""The one opponent loop: a game whose learner seats are played by the caller and whose
+other seats by agents inside the env, as OpenSpiel's ``rl_environment`` steps a game for
+its learners. The single-agent env and the RLlib env step through a ``Table``; what they
+add (observations, spaces, rewards from ``environment/rewards.py``) is theirs.
+
+* **Turns** follow the engine (``Game.current``, interrupts included). ``play_agents()``
+  lets the agent seats move until a learner seat must decide or the table is over; each
+  agent decides through ``act_state`` on ``game_for``'s game (a copy unless it only reads)
+  with the table's generator, so a seeded generator gives the same games.
+* **Learner moves**: ``step(action)`` applies one, then plays the agents. An action that is
+  not a legal id now raises ``IllegalActionError`` and changes nothing (never replaced);
+  an adapter turns that into its own documented outcome (a penalty, an error).
+* **An agent's illegal move** raises ``AgentError`` naming the agent, the seat, the action
+  and the phase: an agent bug, never a move to skip or replace.
+* **Ends**: ``terminated`` (the game is over, or an ``ended`` hook says the adapter ended
+  it, e.g. with a penalty) or ``truncated`` (unfinished after ``max_decisions`` decisions
+  of this table, or at the engine's limit, ``Game.is_truncated``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..agents import Agent, AgentError, game_for, make_agent
+from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game
+
+LEARNER = "learner"  # the spec of a seat the caller plays
+
+
+def action_id_of(action: Any) -> int | None:
+    """The action id in ``action`` (an int, a numpy integer, or an integer array of shape
+    ``()`` or ``(1,)``); None for anything else (floats, strings, bools, other shapes)."""
+    if isinstance(action, np.ndarray):
+        if action.shape not in ((), (1,)) or action.dtype.kind not in "iu":
+            return None
+        action = action.reshape(())[()]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        return None
+    return int(action)
+
+
+def action_str(game: Game, action: Any) -> str:
+    """``action`` as the engine names it, or its ``repr`` when it is no action id."""
+    action_id = action_id_of(action)
+    if action_id is None or not 0 <= action_id < NUM_ACTIONS:
+        return repr(action)
+    return game.action_to_str(action_id)
+
+
+def _why_illegal(action_id: int | None) -> str:
+    if action_id is None:
+        return "an action is an integer id"
+    if not 0 <= action_id < NUM_ACTIONS:
+        return f"action id out of range 0..{NUM_ACTIONS - 1}"
+    return "not legal now"
+
+
+class AgentCache:
+    """One agent per spec, made on first use and kept across games (a network loads once)
+    until ``keep`` drops the specs that left the pool."""
+
+    def __init__(self) -> None:
+        self._agents: dict[str, Agent] = {}
+
+    def __call__(self, spec: str) -> Agent:
+        agent = self._agents.get(spec)
+        if agent is None:
+            agent = self._agents[spec] = make_agent(spec)
+        return agent
+
+    def keep(self, specs: Iterable[str]) -> None:
+        kept = set(specs)
+        for spec in [s for s in self._agents if s not in kept]:
+            del self._agents[spec]
+
+    def clear(self) -> None:
+        self._agents.clear()
+
+
+class Table:
+    """One game: ``specs[seat]`` is ``LEARNER`` or the spec of the agent (from ``agents``)
+    that plays that seat. Making a table resets its agents (a new game).
+
+    ``apply`` applies an action to the game (default ``Game.apply_action``, after the
+    table's own check); an adapter that keeps its own bookkeeping passes its step here and
+    then checks the learner's actions itself (the RLlib env passes the AEC env's)."""
+
+    def __init__(
+        self,
+        game: Game,
+        specs: Sequence[str],
+        agents: Callable[[str], Agent],
+        rng: np.random.Generator,
+        max_decisions: int = MAX_GAME_DECISIONS,
+        apply: Callable[[int], Any] | None = None,
+        ended: Callable[[], bool] | None = None,
+    ) -> None:
+        if len(specs) != game.n:
+            raise ValueError(f"a {game.n}-player game needs {game.n} seat specs, got {specs!r}")
+        self.game = game
+        self.specs = list(specs)
+        self.rng = rng
+        self.max_decisions = max_decisions
+        self.decisions = 0  # made at this table, learners' and agents'
+        self._agents = agents
+        self._apply = apply
+        self._ended = ended
+        for spec in dict.fromkeys(self.specs):
+            if spec != LEARNER:
+                agents(spec).reset()
+
+    # ---- ends -----------------------------------------------------------------------
+
+    @property
+    def terminated(self) -> bool:
+        return self.game.is_terminal or (self._ended is not None and self._ended())
+
+    @property
+    def truncated(self) -> bool:
+        """Unfinished at this table's decision limit or the engine's."""
+        return not self.terminated and (
+            self.decisions >= self.max_decisions or self.game.is_truncated
+        )
+
+    @property
+    def over(self) -> bool:
+        return self.terminated or self.truncated
+
+    # ---- moves ----------------------------------------------------------------------
+
+    def step(self, action: Any) -> int:
+        """The learner's ``action``, then the agents' moves (``play_agents``); returns the
+        decisions made. ``IllegalActionError`` (nothing changes) for an action that is not
+        a legal id now, unless an ``apply`` hook checks it."""
+        if self._apply is None:
+            action_id = action_id_of(action)
+            if action_id is None or not self.game.is_legal(action_id):
+                raise self.game.illegal_action_error(action, _why_illegal(action_id))
+            self.game.apply_action(action_id)
+        else:
+            self._apply(action)
+        self.decisions += 1
+        return 1 + self.play_agents()
+
+    def play_agents(self) -> int:
+        """Let the agent seats move until a learner seat must decide or the table is over;
+        returns the decisions made."""
+        game = self.game
+        start = self.decisions
+        while not self.over:
+            seat = game.current
+            spec = self.specs[seat]
+            if spec == LEARNER:
+                break
+            agent = self._agents(spec)
+            chosen = agent.act_state(game_for(agent, game), seat, self.rng)
+            action = action_id_of(chosen)
+            if action is None or not game.is_legal(action):
+                raise AgentError(
+                    f"opponent {spec!r} at seat {seat} chose illegal action {chosen!r} "
+                    f"({action_str(game, chosen)}) in phase {game.phase.name}"
+                )
+            if self._apply is None:
+                game.apply_action(action)
+            else:
+                self._apply(action)
+            self.decisions += 1
+        return self.decisions - start
