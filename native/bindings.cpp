@@ -15,82 +15,18 @@ using pk::Game;
 
 namespace {
 
-// ---- state fields by name (perikles_env/engine/state.py STATE_FIELDS) ----
-enum FieldKind { F_INT, F_BOOL, F_ARRAY, F_SVEC, F_VECTOR, F_RNG, F_U64 };
+// ---- state fields by id: the order of pk::PK_STATE_FIELDS (schema.FIELDS, then rng) ----
+enum FieldKind { F_INT, F_PHASE, F_BOOL, F_ARRAY, F_SVEC, F_VECTOR, F_U64 };
 struct Field {
   const char* name;
   FieldKind kind;
   int size;  // fixed length (F_ARRAY) or capacity (F_SVEC)
-  int lo, hi;  // inclusive bounds of every value (memory safety of the C++ engine)
+  long long lo, hi;  // inclusive bounds of every value (memory safety of the C++ engine)
 };
 
-constexpr int BIG = 1 << 16;  // counts: keeps every sum far from int overflow
-const Field FIELDS[] = {
-    {"n", F_INT, 0, 3, 5},
-    {"record", F_BOOL, 0, 0, 1},
-    {"phase", F_INT, 0, 0, pk::GAME_OVER},
-    {"turn", F_INT, 0, 1, pk::NUM_TURNS},
-    {"current", F_INT, 0, -1, pk::MAXP - 1},
-    {"forced_dice", F_VECTOR, 0, -BIG, BIG},
-    {"supply", F_ARRAY, pk::MAXP, 0, BIG},
-    {"cubes", F_ARRAY, pk::NUM_CITIES * pk::MAXP, 0, BIG},
-    {"cand", F_ARRAY, pk::NUM_CITIES * 2, -1, pk::MAXP - 1},
-    {"leader", F_ARRAY, pk::NUM_CITIES, -1, pk::MAXP - 1},
-    {"persian", F_INT, 0, 0, (1 << pk::MAXP) - 1},
-    {"statues", F_ARRAY, pk::NUM_CITIES * pk::MAXP, 0, BIG},
-    {"defeats", F_ARRAY, pk::NUM_CITIES, 0, BIG},
-    {"influence_deck", F_SVEC, pk::NINF, 0, pk::NINF - 1},
-    {"display", F_ARRAY, pk::DISPLAY, -1, pk::NINF - 1},
-    {"held2", F_ARRAY, pk::MAXP, 0, BIG},
-    {"held1", F_ARRAY, pk::MAXP, 0, BIG},
-    {"colours_taken", F_ARRAY, pk::MAXP, 0, 127},
-    {"first_player", F_INT, 0, 0, pk::MAXP - 1},
-    {"commit_first", F_INT, 0, 0, pk::MAXP - 1},
-    {"last_athens", F_INT, 0, -1, pk::MAXP - 1},
-    {"special", F_ARRAY, pk::MAXP, -1, pk::NSPEC - 1},
-    {"special_played", F_ARRAY, pk::NSPEC, -1, pk::MAXP - 1},
-    {"unseen_specials", F_SVEC, pk::NSPEC, 0, pk::NSPEC - 1},
-    {"loc_deck", F_SVEC, pk::NLOC, 0, pk::NLOC - 1},
-    {"loc_display", F_ARRAY, pk::SLOTS, 0, pk::NLOC - 1},
-    {"loc_claim", F_ARRAY, pk::NLOC, 0, (1 << pk::MAXP) - 1},
-    {"loc_done", F_ARRAY, pk::NLOC, 0, 1},
-    {"stack", F_ARRAY, pk::NC, 0, BIG},
-    {"pool", F_ARRAY, pk::NC, 0, BIG},
-    {"dead", F_ARRAY, pk::NC, 0, BIG},
-    {"at", F_ARRAY, pk::NBOX * pk::NC, 0, BIG},
-    {"main", F_ARRAY, pk::SLOTS * 2, -1, pk::MAXP - 1},
-    {"side_cities", F_ARRAY, pk::SLOTS * 2, 0, 127},
-    {"war", F_ARRAY, pk::NMC, 0, 127},
-    {"ally", F_ARRAY, pk::NMC, 0, 127},
-    {"perm", F_ARRAY, pk::SLOTS, 0, 127},
-    {"denied", F_ARRAY, pk::SLOTS, 0, 127},
-    {"setup_done", F_INT, 0, 0, BIG},
-    {"picks_done", F_INT, 0, 0, BIG},
-    {"pick_special_done", F_BOOL, 0, 0, 1},
-    {"pick_slot", F_INT, 0, -1, pk::DISPLAY - 1},
-    {"alki", F_SVEC, 5, -1, pk::NUM_CITIES - 1},
-    {"propose_cursor", F_INT, 0, 0, pk::MAXP - 1},
-    {"dp_queue", F_SVEC, 2 * pk::NUM_CITIES, 0, pk::NUM_CITIES - 1},
-    {"dp_index", F_INT, 0, 0, 2 * pk::NUM_CITIES},
-    {"commit_cursor", F_INT, 0, 0, pk::MAXP - 1},
-    {"step_player", F_INT, 0, 0, pk::MAXP - 1},
-    {"step_normal", F_INT, 0, 0, BIG},
-    {"step_spend", F_INT, 0, -1, pk::NUM_CITIES - 1},
-    {"step_extra", F_INT, 0, 0, BIG},
-    {"step_closed", F_BOOL, 0, 0, 1},
-    {"pending", F_SVEC, 3, 0, pk::NC - 1},
-    {"b_slot", F_INT, 0, -1, pk::SLOTS},
-    {"b_round", F_INT, 0, -1, 1},
-    {"b_stage", F_INT, 0, 0, 2},
-    {"b_tokens", F_ARRAY, 2, 0, BIG},
-    {"b_head", F_INT, 0, -1, 1},
-    {"b_double", F_BOOL, 0, 0, 1},
-    {"b_offers", F_SVEC, pk::MAXP, 0, pk::MAXP - 1},
-    {"b_loser", F_INT, 0, -1, 1},
-    {"b_cas", F_SVEC, pk::NMC, 0, pk::NC - 1},
-    {"decisions", F_U64, 0, 0, 0},
-    {"rng", F_RNG, 0, 0, 0},
-};
+#define PK_FIELD_ROW(name, member, kind, size, lo, hi) {#name, F_##kind, size, lo, (long long)(hi)},
+const Field FIELDS[] = {PK_STATE_FIELDS(PK_FIELD_ROW)};
+#undef PK_FIELD_ROW
 constexpr int NUM_FIELDS = sizeof(FIELDS) / sizeof(FIELDS[0]);
 
 struct Ref {
@@ -99,83 +35,31 @@ struct Ref {
   int* array = nullptr;
   int32_t* svec = nullptr;
   int32_t* svec_n = nullptr;
+  uint64_t* u64 = nullptr;
+  std::vector<int>* vec = nullptr;
+  pk::Phase* phase = nullptr;
 };
 
+inline void bind(Ref& r, int& v) { r.scalar = &v; }
+inline void bind(Ref& r, bool& v) { r.flag = &v; }
+inline void bind(Ref& r, pk::Phase& v) { r.phase = &v; }
+inline void bind(Ref& r, uint64_t& v) { r.u64 = &v; }
+inline void bind(Ref& r, std::vector<int>& v) { r.vec = &v; }
+template <size_t N>
+void bind(Ref& r, int (&v)[N]) { r.array = v; }
 template <int N>
-Ref svec_ref(pk::SVec<N>& v) {
-  Ref r;
+void bind(Ref& r, pk::SVec<N>& v) {
   r.svec = v.v;
   r.svec_n = &v.n;
-  return r;
 }
 
 Ref field_ref(Game& g, int id) {
   Ref r;
-  switch (id) {
-    case 0: r.scalar = &g.n; break;
-    case 1: r.flag = &g.record; break;
-    case 2: r.scalar = &g.phase; break;
-    case 3: r.scalar = &g.turn; break;
-    case 4: r.scalar = &g.current; break;
-    case 5: break;  // forced_dice: vector
-    case 6: r.array = g.supply; break;
-    case 7: r.array = g.cubes; break;
-    case 8: r.array = g.cand; break;
-    case 9: r.array = g.leader; break;
-    case 10: r.scalar = &g.persian; break;
-    case 11: r.array = g.statues; break;
-    case 12: r.array = g.defeats; break;
-    case 13: return svec_ref(g.influence_deck);
-    case 14: r.array = g.display; break;
-    case 15: r.array = g.held2; break;
-    case 16: r.array = g.held1; break;
-    case 17: r.array = g.colours_taken; break;
-    case 18: r.scalar = &g.first_player; break;
-    case 19: r.scalar = &g.commit_first; break;
-    case 20: r.scalar = &g.last_athens; break;
-    case 21: r.array = g.special; break;
-    case 22: r.array = g.special_played; break;
-    case 23: return svec_ref(g.unseen_specials);
-    case 24: return svec_ref(g.loc_deck);
-    case 25: r.array = g.loc_display; break;
-    case 26: r.array = g.loc_claim; break;
-    case 27: r.array = g.loc_done; break;
-    case 28: r.array = g.stack; break;
-    case 29: r.array = g.pool; break;
-    case 30: r.array = g.dead; break;
-    case 31: r.array = g.at; break;
-    case 32: r.array = g.main_; break;
-    case 33: r.array = g.side_cities; break;
-    case 34: r.array = g.war; break;
-    case 35: r.array = g.ally; break;
-    case 36: r.array = g.perm; break;
-    case 37: r.array = g.denied; break;
-    case 38: r.scalar = &g.setup_done; break;
-    case 39: r.scalar = &g.picks_done; break;
-    case 40: r.flag = &g.pick_special_done; break;
-    case 41: r.scalar = &g.pick_slot; break;
-    case 42: return svec_ref(g.alki);
-    case 43: r.scalar = &g.propose_cursor; break;
-    case 44: return svec_ref(g.dp_queue);
-    case 45: r.scalar = &g.dp_index; break;
-    case 46: r.scalar = &g.commit_cursor; break;
-    case 47: r.scalar = &g.step_player; break;
-    case 48: r.scalar = &g.step_normal; break;
-    case 49: r.scalar = &g.step_spend; break;
-    case 50: r.scalar = &g.step_extra; break;
-    case 51: r.flag = &g.step_closed; break;
-    case 52: return svec_ref(g.pending);
-    case 53: r.scalar = &g.b_slot; break;
-    case 54: r.scalar = &g.b_round; break;
-    case 55: r.scalar = &g.b_stage; break;
-    case 56: r.array = g.b_tokens; break;
-    case 57: r.scalar = &g.b_head; break;
-    case 58: r.flag = &g.b_double; break;
-    case 59: return svec_ref(g.b_offers);
-    case 60: r.scalar = &g.b_loser; break;
-    case 61: return svec_ref(g.b_cas);
-    default: break;
-  }
+  int i = 0;
+#define PK_FIELD_BIND(name, member, kind, size, lo, hi) \
+  if (id == i++) { bind(r, g.member); return r; }
+  PK_STATE_FIELDS(PK_FIELD_BIND)
+#undef PK_FIELD_BIND
   return r;
 }
 
@@ -226,7 +110,7 @@ struct Engine {
     legal_valid = true;
   }
   bool is_legal(int a) {
-    if (a < 0 || a >= pk::NUM_ACTIONS || g.phase == pk::GAME_OVER) return false;
+    if (a < 0 || a >= pk::NUM_ACTIONS || g.phase == pk::Phase::GAME_OVER) return false;
     refresh_legal();
     return legal_bits[a >> 6] >> (a & 63) & 1;
   }
@@ -264,20 +148,15 @@ struct Engine {
     out.clear();
     for (int id = 0; id < NUM_FIELDS; ++id) {
       start[id] = out.size();
-      const Field& f = FIELDS[id];
-      switch (f.kind) {
-        case F_RNG: out.push_back(static_cast<int64_t>(g.rng.state)); continue;
-        case F_U64: out.push_back(static_cast<int64_t>(g.decisions)); continue;
-        case F_VECTOR: out.insert(out.end(), g.forced_dice.begin(), g.forced_dice.end()); continue;
-        default: break;
-      }
       Ref r = field_ref(g, id);
-      switch (f.kind) {
+      switch (FIELDS[id].kind) {
         case F_INT: out.push_back(*r.scalar); break;
+        case F_PHASE: out.push_back(static_cast<int>(*r.phase)); break;
         case F_BOOL: out.push_back(*r.flag); break;
-        case F_ARRAY: out.insert(out.end(), r.array, r.array + f.size); break;
+        case F_U64: out.push_back(static_cast<int64_t>(*r.u64)); break;
+        case F_ARRAY: out.insert(out.end(), r.array, r.array + FIELDS[id].size); break;
         case F_SVEC: out.insert(out.end(), r.svec, r.svec + *r.svec_n); break;
-        default: break;
+        case F_VECTOR: out.insert(out.end(), r.vec->begin(), r.vec->end()); break;
       }
     }
     start[NUM_FIELDS] = out.size();
@@ -290,7 +169,7 @@ struct Engine {
       throw nb::value_error("legal_mask: the array must hold 957 entries");
     T* data = out.data();
     std::memset(data, 0, sizeof(T) * pk::NUM_ACTIONS);
-    if (g.phase == pk::GAME_OVER) return;
+    if (g.phase == pk::Phase::GAME_OVER) return;
     refresh_legal();
     for (int a : legal) data[a] = 1;
   }
@@ -302,21 +181,17 @@ struct Engine {
 
   nb::object get(int id) {
     if (id < 0 || id >= NUM_FIELDS) throw nb::index_error("field id");
-    const Field& f = FIELDS[id];
-    switch (f.kind) {
-      case F_RNG: return nb::int_(g.rng.state);
-      case F_U64: return nb::int_(g.decisions);
-      case F_VECTOR: return int_list(g.forced_dice.data(), static_cast<int>(g.forced_dice.size()));
-      default: break;
-    }
     Ref r = field_ref(g, id);
-    switch (f.kind) {
+    switch (FIELDS[id].kind) {
       case F_INT: return nb::int_(*r.scalar);
+      case F_PHASE: return nb::int_(static_cast<int>(*r.phase));
       case F_BOOL: return nb::bool_(*r.flag);
-      case F_ARRAY: return int_list(r.array, f.size);
+      case F_U64: return nb::int_(*r.u64);
+      case F_ARRAY: return int_list(r.array, FIELDS[id].size);
       case F_SVEC: return int_list(r.svec, *r.svec_n);
-      default: throw nb::index_error("field id");
+      case F_VECTOR: return int_list(r.vec->data(), static_cast<int>(r.vec->size()));
     }
+    throw nb::index_error("field id");
   }
 
   // Load one field; `finish_load` then checks what single fields cannot.
@@ -326,27 +201,25 @@ struct Engine {
     dirty = true;
     const Field& f = FIELDS[id];
     std::string name(f.name);
-    if (f.kind == F_RNG || f.kind == F_U64) {
-      if (!nb::isinstance<nb::int_>(value) || nb::isinstance<nb::bool_>(value))
-        throw nb::type_error((name + ": expected an int").c_str());
-      if (f.kind == F_RNG) {
-        uint64_t v;
-        if (!nb::try_cast<uint64_t>(value, v)) throw nb::value_error("rng: out of range");
-        g.rng.state = v;
-      } else {
-        uint64_t v;
-        if (!nb::try_cast<uint64_t>(value, v)) throw nb::value_error("decisions: out of range");
-        g.decisions = v;
-      }
+    Ref r = field_ref(g, id);
+    if (f.kind == F_U64) {
+      uint64_t v = 0;
+      if (!nb::isinstance<nb::int_>(value) || nb::isinstance<nb::bool_>(value) || !nb::try_cast<uint64_t>(value, v))
+        throw nb::value_error((name + ": expected an int in 0..2**64-1").c_str());
+      *r.u64 = v;
       return;
     }
     if (f.kind == F_BOOL) {
       if (!nb::isinstance<nb::bool_>(value)) throw nb::type_error((name + ": expected a bool").c_str());
-      *field_ref(g, id).flag = nb::cast<bool>(value);
+      *r.flag = nb::cast<bool>(value);
       return;
     }
     if (f.kind == F_INT) {
-      *field_ref(g, id).scalar = checked_int(value, f);
+      *r.scalar = checked_int(value, f);
+      return;
+    }
+    if (f.kind == F_PHASE) {
+      *r.phase = static_cast<pk::Phase>(checked_int(value, f));
       return;
     }
     if (!nb::isinstance<nb::list>(value)) throw nb::type_error((name + ": expected a list").c_str());
@@ -360,11 +233,8 @@ struct Engine {
     values.reserve(len);
     for (size_t i = 0; i < len; ++i) values.push_back(checked_int(items[i], f));
     if (f.kind == F_VECTOR) {
-      g.forced_dice = values;
-      return;
-    }
-    Ref r = field_ref(g, id);
-    if (f.kind == F_ARRAY) {
+      *r.vec = values;
+    } else if (f.kind == F_ARRAY) {
       std::copy(values.begin(), values.end(), r.array);
     } else {
       std::copy(values.begin(), values.end(), r.svec);
@@ -377,16 +247,16 @@ struct Engine {
     if (id < 0 || id >= NUM_FIELDS) throw nb::index_error("field id");
     const Field& f = FIELDS[id];
     int v = checked_int(value, f);  // before any change
+    Ref r = field_ref(g, id);
     int size;
     int* target;
     if (f.kind == F_VECTOR) {
-      size = static_cast<int>(g.forced_dice.size());
-      target = g.forced_dice.data();
+      size = static_cast<int>(r.vec->size());
+      target = r.vec->data();
     } else if (f.kind == F_ARRAY) {
       size = f.size;
-      target = field_ref(g, id).array;
+      target = r.array;
     } else if (f.kind == F_SVEC) {
-      Ref r = field_ref(g, id);
       size = *r.svec_n;
       target = r.svec;
     } else {
@@ -404,7 +274,7 @@ struct Engine {
     const int n = g.n;
     auto bad = [](const char* what) { throw nb::value_error(what); };
     auto seat_ok = [n](int p) { return p >= -1 && p < n; };
-    if (g.phase != pk::GAME_OVER && (g.current < 0 || g.current >= n)) bad("current: no such seat");
+    if (g.phase != pk::Phase::GAME_OVER && (g.current < 0 || g.current >= n)) bad("current: no such seat");
     for (int v : g.cand) if (!seat_ok(v)) bad("cand: no such seat");
     for (int v : g.leader) if (!seat_ok(v)) bad("leader: no such seat");
     for (int v : g.main_) if (!seat_ok(v)) bad("main: no such seat");
@@ -430,16 +300,16 @@ struct Engine {
     for (int i = 0; i < g.b_cas.n; ++i) if (pk::T.initial[g.b_cas[i]] == 0) bad("b_cas: no such class");
     // Phase-specific indices the apply functions dereference.
     switch (g.phase) {
-      case pk::ALKIBIADES_CUBE_PH: if (g.alki.n != 3) bad("alki: phase needs 3 values"); break;
-      case pk::ALKIBIADES_DEST_PH: if (g.alki.n != 5) bad("alki: phase needs 5 values"); break;
-      case pk::DEAD_POOL_PH: if (g.dp_index + 1 >= g.dp_queue.n) bad("dp_index: no pending city"); break;
-      case pk::PERMISSION: if (g.pending.n != 3) bad("pending: no request"); break;
-      case pk::BATTLE_SPECIAL:
+      case pk::Phase::ALKIBIADES_CUBE: if (g.alki.n != 3) bad("alki: phase needs 3 values"); break;
+      case pk::Phase::ALKIBIADES_DEST: if (g.alki.n != 5) bad("alki: phase needs 5 values"); break;
+      case pk::Phase::DEAD_POOL: if (g.dp_index + 1 >= g.dp_queue.n) bad("dp_index: no pending city"); break;
+      case pk::Phase::PERMISSION: if (g.pending.n != 3) bad("pending: no request"); break;
+      case pk::Phase::BATTLE_SPECIAL:
         if (g.b_offers.empty() || g.b_slot < 0 || g.b_slot >= pk::SLOTS || g.b_round < 0 ||
             g.b_round >= pk::T.loc_nrounds[g.loc_display[g.b_slot]] || g.current != g.b_offers[0])
           bad("battle special: inconsistent battle state");
         break;
-      case pk::CASUALTY_PH:
+      case pk::Phase::CASUALTY:
         if (g.b_cas.empty() || g.b_slot < 0 || g.b_slot >= pk::SLOTS || g.b_round < 0 ||
             g.b_round >= pk::T.loc_nrounds[g.loc_display[g.b_slot]] || g.b_loser < 0)
           bad("casualty: inconsistent battle state");
@@ -655,7 +525,7 @@ struct Engine {
     policy.state = policy_seed;
     ensure_checked();
     int64_t count = 0;
-    while (g.phase != pk::GAME_OVER && count < max_decisions) {
+    while (g.phase != pk::Phase::GAME_OVER && count < max_decisions) {
       g.legal_actions(legal);
       g.apply_action(legal[policy.randrange(static_cast<int>(legal.size()))]);
       ++count;
@@ -665,83 +535,10 @@ struct Engine {
   }
 };
 
-void configure(nb::dict d) {
-  pk::Tables t;
-  auto seq = [&](const char* key) { return nb::cast<std::vector<std::vector<int>>>(d[key]); };
-  auto flat = [&](const char* key) { return nb::cast<std::vector<int>>(d[key]); };
-  auto inf = seq("influence");
-  if (inf.size() != pk::NINF) throw nb::value_error("influence: wrong count");
-  for (int i = 0; i < pk::NINF; ++i) {
-    if (inf[i].size() != 3) throw nb::value_error("influence tile");
-    t.inf_colour[i] = inf[i][0];
-    t.inf_kind[i] = inf[i][1];
-    t.inf_shards[i] = inf[i][2];
-  }
-  auto loc = seq("locations");  // city, vp, round types..., militia H, T, rebels H, T
-  if (loc.size() != pk::NLOC) throw nb::value_error("locations: wrong count");
-  for (int i = 0; i < pk::NLOC; ++i) {
-    const auto& r = loc[i];
-    if (r.size() != 8) throw nb::value_error("location tile");
-    t.loc_city[i] = r[0];
-    t.loc_vp[i] = r[1];
-    t.loc_nrounds[i] = r[2] < 0 ? 1 : 2;
-    t.loc_round[i][0] = r[2] < 0 ? r[3] : r[2];
-    t.loc_round[i][1] = r[2] < 0 ? -1 : r[3];
-    t.loc_militia[i][0] = r[4];
-    t.loc_militia[i][1] = r[5];
-    t.loc_rebels[i][0] = r[6];
-    t.loc_rebels[i][1] = r[7];
-    t.loc_hoplite_only[i] = t.loc_nrounds[i] == 1 && t.loc_round[i][0] == pk::HOPLITE;
-  }
-  auto initial = flat("initial_counters");
-  if (initial.size() != pk::NC) throw nb::value_error("initial_counters");
-  for (int k = 0; k < pk::NC; ++k) {
-    t.initial[k] = initial[k];
-    if (initial[k] > 0) {
-      t.existing[t.n_existing++] = k;
-      int ty = pk::class_type(k);
-      t.type_classes[ty][t.n_type_classes[ty]++] = k;
-    }
-  }
-  auto tracks = seq("statue_tracks");
-  if (tracks.size() != pk::NUM_CITIES) throw nb::value_error("statue_tracks");
-  for (int c = 0; c < pk::NUM_CITIES; ++c) {
-    if (tracks[c].size() > 8) throw nb::value_error("statue track too long");
-    t.statue_len[c] = static_cast<int>(tracks[c].size());
-    for (size_t i = 0; i < tracks[c].size(); ++i) t.statue[c][i] = tracks[c][i];
-  }
-  auto tpp = flat("tiles_per_player");  // indexed by player count
-  if (tpp.size() != pk::MAXP + 1) throw nb::value_error("tiles_per_player");
-  std::copy(tpp.begin(), tpp.end(), t.tiles_per_player);
-  auto att = flat("crt_attacker"), def = flat("crt_defender");
-  if (att.size() != 6 || def.size() != 6) throw nb::value_error("crt");
-  std::copy(att.begin(), att.end(), t.crt_att);
-  std::copy(def.begin(), def.end(), t.crt_def);
-  // The action ranges are compiled in: refuse to run if Python's differ.
-  auto starts = nb::cast<std::vector<std::pair<std::string, int>>>(d["action_starts"]);
-  const std::pair<const char*, int> mine[] = {
-      {"SETUP_CUBE", pk::SETUP_CUBE}, {"TAKE_TILE", pk::TAKE_TILE},
-      {"PLAY_PERIKLES", pk::PLAY_PERIKLES}, {"PLAY_PLAGUE", pk::PLAY_PLAGUE},
-      {"ALKIBIADES_CUBE", pk::ALKIBIADES_CUBE}, {"ALKIBIADES_DEST", pk::ALKIBIADES_DEST},
-      {"END_PICK", pk::END_PICK}, {"ANY_CITY", pk::ANY_CITY}, {"PROPOSE", pk::PROPOSE},
-      {"ASSASSINATE", pk::ASSASSINATE}, {"SPARTA_FIRST", pk::SPARTA_FIRST},
-      {"DEAD_POOL", pk::DEAD_POOL}, {"PLACE", pk::PLACE}, {"SPEND_CUBE", pk::SPEND_CUBE},
-      {"SLAVE_REVOLT", pk::SLAVE_REVOLT}, {"END_STEP", pk::END_STEP}, {"GRANT", pk::GRANT},
-      {"DENY", pk::DENY}, {"BATTLE_PASS", pk::BATTLE_PASS}, {"BATTLE_DOUBLE", pk::BATTLE_DOUBLE},
-      {"BATTLE_TOKEN", pk::BATTLE_TOKEN}, {"CASUALTY", pk::CASUALTY}, {"NUM_ACTIONS", pk::NUM_ACTIONS}};
-  if (starts.size() != std::size(mine)) throw nb::value_error("action ranges differ from the C++ build");
-  for (size_t i = 0; i < starts.size(); ++i)
-    if (starts[i].first != mine[i].first || starts[i].second != mine[i].second)
-      throw nb::value_error(("action range differs from the C++ build: " + starts[i].first).c_str());
-  t.ready = true;
-  pk::T = t;
-}
-
 }  // namespace
 
 NB_MODULE(_native, m) {
   m.doc() = "C++ core of the Perikles engine (see perikles_env/engine/native.py)";
-  m.def("configure", &configure, "Load component tables from perikles_env.engine.data.");
   m.def("field_names", []() {
     std::vector<std::string> out;
     for (const Field& f : FIELDS) out.emplace_back(f.name);
@@ -817,7 +614,7 @@ NB_MODULE(_native, m) {
         }
         return check;
       })
-      .def_prop_ro("phase", [](const Engine& e) { return e.g.phase; })
+      .def_prop_ro("phase", [](const Engine& e) { return static_cast<int>(e.g.phase); })
       .def_prop_ro("current", [](const Engine& e) { return e.g.current; })
       .def_prop_ro("n", [](const Engine& e) { return e.g.n; })
       .def_prop_ro("decisions", [](const Engine& e) { return e.g.decisions; });

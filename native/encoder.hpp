@@ -75,7 +75,7 @@ inline int known_cities(const Game& g, int player) { return g.led_mask(player); 
 
 // Slot whose counters are face up (information.revealed_slot), or -1.
 inline int revealed_slot(const Game& g) {
-  if ((g.phase == BATTLE_SPECIAL || g.phase == CASUALTY_PH) && g.b_round >= 0) return g.b_slot;
+  if ((g.phase == Phase::BATTLE_SPECIAL || g.phase == Phase::CASUALTY) && g.b_round >= 0) return g.b_slot;
   return -1;
 }
 
@@ -89,7 +89,7 @@ inline void encode(const Game& g, int player, bool oracle, float* out) {
   auto abs_seat = [n, player](int r) { return (player + r) % n; };
 
   // header
-  at(PHASE)[g.phase] = 1;
+  at(PHASE)[static_cast<int>(g.phase)] = 1;
   at(TURN)[std::min(g.turn, 3) - 1] = 1;
   at(NUM_PLAYERS)[n - 3] = 1;
   for (int r = 0; r < n; ++r) at(SEAT_PRESENT)[r] = 1;
@@ -221,7 +221,7 @@ inline void encode(const Game& g, int player, bool oracle, float* out) {
 
   // sub-step context
   float* step = at(COMMIT_STEP);
-  if (g.phase == COMMIT || g.phase == PERMISSION) {
+  if (g.phase == Phase::COMMIT || g.phase == Phase::PERMISSION) {
     step[rel(g.step_player)] = 1;
     step[S] = scaled(g.step_normal, 2);
     step[S + 1] = scaled(g.step_extra, 2);
@@ -229,7 +229,7 @@ inline void encode(const Game& g, int player, bool oracle, float* out) {
     step[S + 3] = g.step_spend >= 0 ? 1.0f : 0.0f;
     if (g.step_spend >= 0) step[S + 4 + g.step_spend] = 1;
   }
-  step[S + 4 + C] = g.phase == INFLUENCE_PICK && g.pick_special_done ? 1.0f : 0.0f;
+  step[S + 4 + C] = g.phase == Phase::INFLUENCE_PICK && g.pick_special_done ? 1.0f : 0.0f;
   if (g.pending.n == 3) {
     float* req = at(PERMISSION_REQUEST);
     int klass = g.pending[0];
@@ -247,8 +247,8 @@ inline void encode(const Game& g, int player, bool oracle, float* out) {
       alki[C + S + C + rel(g.alki[4])] = 1;
     }
   }
-  if (g.phase == DEAD_POOL_PH) at(DEAD_POOL_CITY)[g.dp_queue[g.dp_index + 1]] = 1;
-  if (g.phase == BATTLE_SPECIAL || g.phase == CASUALTY_PH) {
+  if (g.phase == Phase::DEAD_POOL) at(DEAD_POOL_CITY)[g.dp_queue[g.dp_index + 1]] = 1;
+  if (g.phase == Phase::BATTLE_SPECIAL || g.phase == Phase::CASUALTY) {
     float* b = at(BATTLE);
     int slot = g.b_slot, tile = g.loc_display[slot], unit = T.loc_round[tile][g.b_round];
     b[slot] = 1;
@@ -262,7 +262,7 @@ inline void encode(const Game& g, int player, bool oracle, float* out) {
     b[L + 7] = clipped(attack, 20);
     b[L + 8] = clipped(defence, 20);
     if (attack >= 1 && defence >= 1) b[L + 9 + crt_column(attack, defence)] = 1;
-    if (g.phase == CASUALTY_PH)
+    if (g.phase == Phase::CASUALTY)
       for (int i = 0; i < g.b_cas.n; ++i) b[L + 15 + class_city(g.b_cas[i])] = 1;
   }
 

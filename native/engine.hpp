@@ -12,58 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "generated/schema.hpp"
+#include "svec.hpp"
+
 namespace pk {
 
-constexpr int NUM_CITIES = 6, PERSIA = 6, NMC = 7, MAXP = 5, NC = 56, SLOTS = 7;
-constexpr int NBOX = SLOTS * 4, NINF = 36, DISPLAY = 10, NLOC = 21, NSPEC = 8;
-constexpr int CUBES_PER_PLAYER = 30, NUM_TURNS = 3;
-constexpr int ATHENS = 0, SPARTA = 1;
-constexpr int HOPLITE = 0, TRIREME = 1, ATT = 0, DEF = 1;
-constexpr int PLAIN = 0, CANDIDATE = 1, ASSASSIN = 2, ANY_KIND = 3;
-constexpr int ALKIBIADES = 0, BRASIDAS = 1, PERIKLES = 2, PERSIAN_FLEET = 3, PHORMIO = 4,
-              PLAGUE = 5, SLAVE_REVOLT_TILE = 6, THESSALIAN = 7;
-
-// Action ranges (perikles_env/engine/actions.py); `configure` checks them against Python.
-constexpr int SETUP_CUBE = 0, TAKE_TILE = 6, PLAY_PERIKLES = 16, PLAY_PLAGUE = 17,
-              ALKIBIADES_CUBE = 23, ALKIBIADES_DEST = 53, END_PICK = 59, ANY_CITY = 60,
-              PROPOSE = 66, ASSASSINATE = 96, SPARTA_FIRST = 138, DEAD_POOL = 143, PLACE = 145,
-              SPEND_CUBE = 929, SLAVE_REVOLT = 935, END_STEP = 943, GRANT = 944, DENY = 945,
-              BATTLE_PASS = 946, BATTLE_DOUBLE = 947, BATTLE_TOKEN = 948, CASUALTY = 950,
-              NUM_ACTIONS = 957;
-
-enum Phase : int {
-  SETUP_PLACE, INFLUENCE_PICK, ALKIBIADES_CUBE_PH, ALKIBIADES_DEST_PH, ANY_CITY_PH,
-  CANDIDATE_TILE, ASSASSIN_TILE, POST_PICK_SPECIAL, PROPOSE_PH, SPARTA_CHOICE, DEAD_POOL_PH,
-  COMMIT, PERMISSION, BATTLE_SPECIAL, CASUALTY_PH, GAME_OVER, NUM_PHASES
-};
-
-// Event kinds: perikles_env/engine/native.py turns (kind, ints...) into the Python tuples.
-enum Ev : int {
-  EV_SETUP, EV_CUBES, EV_PHASE, EV_PICK_SKIPPED, EV_TAKE_TILE, EV_ACTION_SKIPPED, EV_SPECIAL,
-  EV_PLAGUE_LOSS, EV_ALKI_MOVE, EV_PROPOSE, EV_ASSASSINATE, EV_PROPOSE_PASS, EV_ELECTION,
-  EV_PERSIAN_LEADERS, EV_SPARTA_FIRST, EV_RECOVER, EV_COMMIT_NOTHING, EV_ASK_PERMISSION,
-  EV_END_STEP, EV_SPEND_CUBE, EV_PLACE, EV_PERMISSION, EV_SLAVE_REVOLT, EV_BATTLE,
-  EV_ROUND_EMPTY, EV_ROUND, EV_DICE_ROUND, EV_ROLL, EV_CASUALTY, EV_CLAIM, EV_UNCLAIMED,
-  EV_END_TURN, EV_GAME_OVER, EV_NEW_TURN
-};
-enum PhaseName : int { PH_INFLUENCE, PH_PROPOSALS, PH_COMMIT, PH_BATTLES };
-enum Why : int { WHY_NO_FINAL_ATTACKERS, WHY_NOT_ATTACKED, WHY_NO_FORCES, WHY_FINAL_EMPTY,
-                 WHY_MILITIA_HELD };
-
-struct Tables {
-  bool ready = false;
-  int inf_colour[NINF], inf_kind[NINF], inf_shards[NINF];
-  int loc_city[NLOC], loc_vp[NLOC], loc_nrounds[NLOC], loc_round[NLOC][2];
-  int loc_militia[NLOC][2], loc_rebels[NLOC][2];
-  bool loc_hoplite_only[NLOC];
-  int initial[NC];
-  int statue_len[NUM_CITIES], statue[NUM_CITIES][8];
-  int tiles_per_player[MAXP + 1];
-  int crt_att[6], crt_def[6];
-  int existing[NC], n_existing = 0;
-  int type_classes[2][NC], n_type_classes[2] = {0, 0};
-};
-inline Tables T;
 
 inline int class_city(int k) { return k / 8; }
 inline int class_type(int k) { return (k / 4) % 2; }
@@ -86,62 +39,6 @@ inline int statue_value(int city, int defeats) {
   return defeats < T.statue_len[city] ? T.statue[city][defeats] : 0;
 }
 
-// A short list with a fixed capacity (the Python engine's variable-length lists).
-template <int N>
-struct SVec {
-  int32_t n = 0;
-  int32_t v[N] = {};
-  int size() const { return n; }
-  bool empty() const { return n == 0; }
-  void clear() { n = 0; }
-  void push(int x) {
-    if (n >= N) throw std::logic_error("perikles native: list capacity exceeded");
-    v[n++] = x;
-  }
-  int pop() {
-    if (n <= 0) throw std::out_of_range("pop from empty list");
-    return v[--n];
-  }
-  int pop_front() {
-    if (n <= 0) throw std::out_of_range("pop from empty list");
-    int x = v[0];
-    std::memmove(v, v + 1, sizeof(int32_t) * (n - 1));
-    --n;
-    return x;
-  }
-  int& operator[](int i) { return v[i]; }
-  int operator[](int i) const { return v[i]; }
-};
-
-// SplitMix64, identical to perikles_env/engine/rng.py.
-struct Rng {
-  uint64_t state = 0;
-  uint64_t next64() {
-    uint64_t s = (state += 0x9E3779B97F4A7C15ULL);
-    uint64_t z = (s ^ (s >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  int randrange(int n) {
-    if (n <= 0) throw std::invalid_argument("randrange() needs n > 0");
-    uint64_t un = static_cast<uint64_t>(n);
-    for (;;) {
-      uint64_t r = next64();
-      // Accept r below 2**64 - 2**64 % n, as rng.py does; r < 2**64 - n is always below
-      // it, so the remainder (a second division) is computed only for the top n values.
-      if (r < 0 - un) return static_cast<int>(r % un);
-      uint64_t rem = (0 - un) % un;  // 2**64 % n
-      if (rem == 0 || r < 0 - rem) return static_cast<int>(r % un);
-    }
-  }
-  template <typename I>
-  void shuffle(I* items, int count) {  // Fisher-Yates, as rng.py's shuffle
-    for (int i = count - 1; i > 0; --i) std::swap(items[i], items[randrange(i + 1)]);
-  }
-  template <int N>
-  void shuffle(SVec<N>& items) { shuffle(items.v, items.n); }
-};
-
 struct Target {
   int slot, side, status;
 };
@@ -155,44 +52,7 @@ struct Round {
 
 using Actions = std::vector<int>;
 
-struct Game {
-  // ---- state: the fields of perikles_env/engine/state.py STATE_FIELDS ----
-  int n = 4;
-  bool record = true;
-  Rng rng;
-  int phase = SETUP_PLACE, turn = 1, current = -1;
-  std::vector<int> forced_dice;
-  int supply[MAXP], cubes[NUM_CITIES * MAXP], cand[NUM_CITIES * 2], leader[NUM_CITIES];
-  int persian = 0;
-  int statues[NUM_CITIES * MAXP], defeats[NUM_CITIES];
-  SVec<NINF> influence_deck;
-  int display[DISPLAY], held2[MAXP], held1[MAXP], colours_taken[MAXP];
-  int first_player = 0, commit_first = 0, last_athens = -1;
-  int special[MAXP], special_played[NSPEC];
-  SVec<NSPEC> unseen_specials;
-  SVec<NLOC> loc_deck;
-  int loc_display[SLOTS], loc_claim[NLOC], loc_done[NLOC];
-  int stack[NC], pool[NC], dead[NC];
-  int at[NBOX * NC];
-  int main_[SLOTS * 2], side_cities[SLOTS * 2], war[NMC], ally[NMC], perm[SLOTS], denied[SLOTS];
-  int setup_done = 0, picks_done = 0;
-  bool pick_special_done = false;
-  int pick_slot = -1;
-  SVec<5> alki;
-  int propose_cursor = 0;
-  SVec<2 * NUM_CITIES> dp_queue;
-  int dp_index = 0, commit_cursor = 0, step_player = 0, step_normal = 0, step_spend = -1,
-      step_extra = 0;
-  bool step_closed = false;
-  SVec<3> pending;
-  int b_slot = -1, b_round = -1, b_stage = 0;
-  int b_tokens[2] = {0, 0};
-  int b_head = -1;
-  bool b_double = false;
-  SVec<MAXP> b_offers;
-  int b_loser = -1;
-  SVec<NMC> b_cas;
-  uint64_t decisions = 0;  // Python's is unbounded; validation keeps it < 2**64
+struct Game : State {
   // Events as [kind, nargs, args...]; only those logged since construction or load.
   std::vector<int32_t> ev;
   int64_t ev_count = 0;
@@ -202,7 +62,6 @@ struct Game {
 
   // ================= construction (B.1) =================
   void init_new(int num_players, bool record_events, uint64_t seed) {
-    if (!T.ready) throw std::logic_error("perikles native: configure() was not called");
     if (num_players < 3 || num_players > MAXP) throw std::invalid_argument("num_players");
     n = num_players;
     record = record_events;
@@ -411,7 +270,7 @@ struct Game {
   // the same SplitMix64 stream in the same order as the Python reference, so the same seed
   // gives the same sample on both engines. The caller works on a copy.
   int revealed_slot() const {  // information.revealed_slot
-    return (phase == BATTLE_SPECIAL || phase == CASUALTY_PH) && b_round >= 0 ? b_slot : -1;
+    return (phase == Phase::BATTLE_SPECIAL || phase == Phase::CASUALTY) && b_round >= 0 ? b_slot : -1;
   }
   void determinize(int player, uint64_t seed) {
     Rng r;
@@ -498,41 +357,41 @@ struct Game {
   void legal_actions(Actions& out) {
     out.clear();
     switch (phase) {
-      case SETUP_PLACE:
+      case Phase::SETUP_PLACE:
         if (supply[current])
           for (int c = 0; c < NUM_CITIES; ++c) out.push_back(SETUP_CUBE + c);
         break;
-      case INFLUENCE_PICK: legal_pick(out); break;
-      case ALKIBIADES_CUBE_PH: alki_cube_actions(alki[0], alki[1], out); break;
-      case ALKIBIADES_DEST_PH:
+      case Phase::INFLUENCE_PICK: legal_pick(out); break;
+      case Phase::ALKIBIADES_CUBE: alki_cube_actions(alki[0], alki[1], out); break;
+      case Phase::ALKIBIADES_DEST:
         for (int c = 0; c < NUM_CITIES; ++c)
           if (c != alki[0] && c != alki[3]) out.push_back(ALKIBIADES_DEST + c);
         break;
-      case ANY_CITY_PH:
+      case Phase::ANY_CITY:
         for (int c = 0; c < NUM_CITIES; ++c) out.push_back(ANY_CITY + c);
         break;
-      case CANDIDATE_TILE:
-      case PROPOSE_PH: proposals(current, out); break;
-      case ASSASSIN_TILE: legal_assassin(out); break;
-      case POST_PICK_SPECIAL:
+      case Phase::CANDIDATE_TILE:
+      case Phase::PROPOSE: proposals(current, out); break;
+      case Phase::ASSASSIN_TILE: legal_assassin(out); break;
+      case Phase::POST_PICK_SPECIAL:
         out.push_back(END_PICK);
         influence_special_actions(current, out);
         std::sort(out.begin(), out.end());
         break;
-      case SPARTA_CHOICE:
+      case Phase::SPARTA_CHOICE:
         for (int off = 0; off < n; ++off) out.push_back(SPARTA_FIRST + off);
         break;
-      case DEAD_POOL_PH:
+      case Phase::DEAD_POOL:
         out.push_back(DEAD_POOL);
         out.push_back(DEAD_POOL + 1);
         break;
-      case COMMIT: legal_commit(out); break;
-      case PERMISSION:
+      case Phase::COMMIT: legal_commit(out); break;
+      case Phase::PERMISSION:
         out.push_back(GRANT);
         out.push_back(DENY);
         break;
-      case BATTLE_SPECIAL: legal_battle_special(out); break;
-      case CASUALTY_PH:
+      case Phase::BATTLE_SPECIAL: legal_battle_special(out); break;
+      case Phase::CASUALTY:
         for (int i = 0; i < b_cas.n; ++i) out.push_back(CASUALTY + class_city(b_cas[i]));
         std::sort(out.begin(), out.end());
         break;
@@ -543,49 +402,49 @@ struct Game {
   // Unchecked: the caller guarantees legality (the bindings check it first).
   void apply_action(int a) {
     switch (phase) {
-      case SETUP_PLACE: apply_setup(a); break;
-      case INFLUENCE_PICK: apply_pick(a); break;
-      case ALKIBIADES_CUBE_PH: {
+      case Phase::SETUP_PLACE: apply_setup(a); break;
+      case Phase::INFLUENCE_PICK: apply_pick(a); break;
+      case Phase::ALKIBIADES_CUBE: {
         int city = (a - ALKIBIADES_CUBE) / MAXP, off = (a - ALKIBIADES_CUBE) % MAXP;
         alki.n = 3;
         alki.push(city);
         alki.push(seat(off));
-        phase = ALKIBIADES_DEST_PH;
+        phase = Phase::ALKIBIADES_DEST;
         break;
       }
-      case ALKIBIADES_DEST_PH: apply_alki_dest(a); break;
-      case ANY_CITY_PH:
+      case Phase::ALKIBIADES_DEST: apply_alki_dest(a); break;
+      case Phase::ANY_CITY:
         add_cubes(current, a - ANY_CITY, 1);
         after_tile();
         break;
-      case CANDIDATE_TILE:
+      case Phase::CANDIDATE_TILE:
         propose(a);
         after_tile();
         break;
-      case ASSASSIN_TILE: apply_assassin(a); break;
-      case POST_PICK_SPECIAL:
+      case Phase::ASSASSIN_TILE: apply_assassin(a); break;
+      case Phase::POST_PICK_SPECIAL:
         if (a == END_PICK) finish_pick();
         else play_influence_special(a, true);
         break;
-      case PROPOSE_PH:
+      case Phase::PROPOSE:
         propose(a);
         propose_cursor = (current + 1) % n;
         next_proposal();
         break;
-      case SPARTA_CHOICE:
+      case Phase::SPARTA_CHOICE:
         commit_first = seat(a - SPARTA_FIRST);
         log(EV_SPARTA_FIRST, {current, commit_first});
         begin_dead_pool();
         break;
-      case DEAD_POOL_PH:
+      case Phase::DEAD_POOL:
         recover(current, dp_queue[dp_index + 1], a - DEAD_POOL);
         dp_index += 2;
         next_dead_pool();
         break;
-      case COMMIT: apply_commit(a); break;
-      case PERMISSION: apply_permission(a); break;
-      case BATTLE_SPECIAL: apply_battle_special(a); break;
-      case CASUALTY_PH: apply_casualty(a); break;
+      case Phase::COMMIT: apply_commit(a); break;
+      case Phase::PERMISSION: apply_permission(a); break;
+      case Phase::BATTLE_SPECIAL: apply_battle_special(a); break;
+      case Phase::CASUALTY: apply_casualty(a); break;
       default: throw std::logic_error("perikles native: apply_action on a finished game");
     }
     ++decisions;
@@ -594,7 +453,7 @@ struct Game {
   // ================= setup and phase 2 (B.1, B.4) =================
   void begin_setup() {
     setup_done = 0;
-    phase = SETUP_PLACE;
+    phase = Phase::SETUP_PLACE;
     current = first_player;
   }
   void apply_setup(int a) {
@@ -615,7 +474,7 @@ struct Game {
       for (int t : display) any |= t >= 0;
       if (any) {
         current = player;
-        phase = INFLUENCE_PICK;
+        phase = Phase::INFLUENCE_PICK;
         pick_special_done = false;
         pick_slot = -1;
         return;
@@ -659,19 +518,19 @@ struct Game {
     if (kind == PLAIN) {
       add_cubes(p, colour, 2);
     } else if (kind == ANY_KIND) {
-      phase = ANY_CITY_PH;
+      phase = Phase::ANY_CITY;
       return;
     } else {
       add_cubes(p, colour, 1);
       if (kind == CANDIDATE && has_proposals(p)) {
-        phase = CANDIDATE_TILE;
+        phase = Phase::CANDIDATE_TILE;
         return;
       }
       if (kind == ASSASSIN) {
         int targets = total_cubes();
         for (int c : cand) targets += c >= 0;
         if (targets) {
-          phase = ASSASSIN_TILE;
+          phase = Phase::ASSASSIN_TILE;
           return;
         }
       }
@@ -684,7 +543,7 @@ struct Game {
     bool unplayed = special_played[PERIKLES] < 0 || special_played[PLAGUE] < 0 ||
                     special_played[ALKIBIADES] < 0;
     if (!pick_special_done && has_unused_special(p) && unplayed) {
-      phase = POST_PICK_SPECIAL;
+      phase = Phase::POST_PICK_SPECIAL;
       return;
     }
     finish_pick();
@@ -715,14 +574,14 @@ struct Game {
       alki.push(city);
       alki.push(seat(off));
       alki.push(after ? 1 : 0);
-      phase = ALKIBIADES_CUBE_PH;
+      phase = Phase::ALKIBIADES_CUBE;
       return;
     }
     resume_after_special(after);
   }
   void resume_after_special(bool after) {
     if (after) finish_pick();
-    else phase = INFLUENCE_PICK;
+    else phase = Phase::INFLUENCE_PICK;
   }
   void plague(int city) {
     int losses[MAXP];
@@ -826,7 +685,7 @@ struct Game {
       int p = propose_cursor;
       if (has_proposals(p)) {
         current = p;
-        phase = PROPOSE_PH;
+        phase = Phase::PROPOSE;
         return;
       }
       log(EV_PROPOSE_PASS, {p});
@@ -875,7 +734,7 @@ struct Game {
     }
     if (leader[SPARTA] >= 0) {
       current = leader[SPARTA];
-      phase = SPARTA_CHOICE;
+      phase = Phase::SPARTA_CHOICE;
     } else {
       commit_first = first_player;
       begin_dead_pool();
@@ -905,7 +764,7 @@ struct Game {
       bool h = dead_of(city, HOPLITE), t = dead_of(city, TRIREME);
       if (h && t) {
         current = p;
-        phase = DEAD_POOL_PH;
+        phase = Phase::DEAD_POOL;
         return;
       }
       if (h) recover(p, city, HOPLITE);
@@ -955,7 +814,7 @@ struct Game {
       step_closed = false;
       std::fill(std::begin(denied), std::end(denied), 0);
       current = p;
-      phase = COMMIT;
+      phase = Phase::COMMIT;
       if (step_is_idle()) {
         log(EV_COMMIT_NOTHING, {p});
         continue;
@@ -1119,7 +978,7 @@ struct Game {
         pending.push(slot);
         pending.push(side);
         current = leader[T.loc_city[loc_display[slot]]];
-        phase = PERMISSION;
+        phase = Phase::PERMISSION;
         log(EV_ASK_PERMISSION, {step_player, x, slot});
         return;
       }
@@ -1165,7 +1024,7 @@ struct Game {
     bool granted = a == GRANT;
     log(EV_PERMISSION, {current, x, slot, granted ? 1 : 0});
     current = step_player;
-    phase = COMMIT;
+    phase = Phase::COMMIT;
     if (granted) {
       perm[slot] |= 1 << x;
       place(klass, slot, side);
@@ -1271,7 +1130,7 @@ struct Game {
     if (fights_rounds(tile, ma >= 0, md >= 0)) return true;
     if (ma >= 0) {
       if (counters(slot, ATT, T.loc_round[tile][T.loc_nrounds[tile] - 1])) claim(slot, ATT);
-      else unclaimed(slot, WHY_NO_FINAL_ATTACKERS);
+      else unclaimed(slot, WHY_NO_FINAL_ROUND_ATTACKERS);
     } else if (md >= 0) {
       unclaimed(slot, WHY_NOT_ATTACKED);
       int who[MAXP];
@@ -1290,7 +1149,7 @@ struct Game {
       if (kind == ROUND_EMPTY) {
         log(EV_ROUND_EMPTY, {slot, unit_type});
         if (b_round == T.loc_nrounds[tile] - 1) {
-          unclaimed(slot, WHY_FINAL_EMPTY);
+          unclaimed(slot, WHY_FINAL_ROUND_EMPTY);
           finish_location();
         } else {
           b_head = -1;
@@ -1315,7 +1174,7 @@ struct Game {
     if (b_stage == 1) {
       if (!b_offers.empty()) {
         current = b_offers[0];
-        phase = BATTLE_SPECIAL;
+        phase = Phase::BATTLE_SPECIAL;
         return false;
       }
       int winner = roll_round(slot, unit_type);
@@ -1327,7 +1186,7 @@ struct Game {
         for (int i = 0; i < cnt; ++i) b_cas.push(tied[i]);
         b_stage = 2;
         current = main_[slot * 2 + b_loser];
-        phase = CASUALTY_PH;
+        phase = Phase::CASUALTY;
         return false;
       }
       if (cnt) take_casualty(tied[0]);
@@ -1572,7 +1431,7 @@ struct Game {
       log_list(EV_END_TURN, buf, 1 + n);
     }
     if (turn >= NUM_TURNS || defeats[ATHENS] >= 4 || defeats[SPARTA] >= 4) {
-      phase = GAME_OVER;
+      phase = Phase::GAME_OVER;
       current = -1;
       if (record) {
         int buf[2 * MAXP], w[MAXP];

@@ -50,7 +50,6 @@ struct PyVectorEnv {
 
   static pk::VectorEnv checked(int num_envs, std::vector<int> counts, bool oracle, bool opponents, int seat,
                                int threads, int64_t max_decisions) {
-    if (!pk::T.ready) throw nb::value_error("configure() was not called");
     try {
       return pk::VectorEnv(num_envs, std::move(counts), oracle, opponents, seat, threads, max_decisions);
     } catch (const std::invalid_argument& e) {
@@ -120,7 +119,6 @@ struct PyVectorEnv {
 
 NB_MODULE(_native_vec, m) {
   m.doc() = "C++ observation encoder and vector env (perikles_env/vector/native.py)";
-  m.def("configure", &configure, "Load component tables from perikles_env.engine.data.");
   m.def("field_names", []() {
     std::vector<std::string> out;
     for (const Field& f : FIELDS) out.emplace_back(f.name);
@@ -172,5 +170,5 @@ NB_MODULE(_native_vec, m) {
       .def_prop_ro("obs_size", [](const pk_vec::PyVectorEnv& v) { return v.env.obs_size(); })
       .def("game_seed", [](const pk_vec::PyVectorEnv& v, int i) { return v.env.game_seed(i); })
       .def("episodes", [](const pk_vec::PyVectorEnv& v, int i) { return v.env.episodes(i); })
-      .def("phase", [](const pk_vec::PyVectorEnv& v, int i) { return v.env.game(i).phase; });
+      .def("phase", [](const pk_vec::PyVectorEnv& v, int i) { return static_cast<int>(v.env.game(i).phase); });
 }

@@ -117,7 +117,7 @@ class VectorEnv {
       g.apply_action(actions[i]);
       play_opponents(i);
       out.decisions[i] = static_cast<int32_t>(g.decisions - before);
-      out.terminated[i] = g.phase == GAME_OVER;
+      out.terminated[i] = g.phase == Phase::GAME_OVER;
       out.truncated[i] = !out.terminated[i] && truncated(g);
       if (out.terminated[i] || out.truncated[i]) {
         if (out.terminated[i]) win_rewards(g, out.rewards + i * MAXP);
@@ -146,7 +146,7 @@ class VectorEnv {
   std::vector<uint64_t> game_seeds_;
 
   bool truncated(const Game& g) const {
-    return g.phase != GAME_OVER && g.decisions >= static_cast<uint64_t>(max_decisions_);
+    return g.phase != Phase::GAME_OVER && g.decisions >= static_cast<uint64_t>(max_decisions_);
   }
 
   void start_game(int i, uint64_t seed) {
@@ -158,7 +158,7 @@ class VectorEnv {
       game_seeds_[i] = seed;
       games_[i].init_new(n, false, seed);
       play_opponents(i);
-      if (!opponents_ || (games_[i].phase != GAME_OVER && !truncated(games_[i]))) return;
+      if (!opponents_ || (games_[i].phase != Phase::GAME_OVER && !truncated(games_[i]))) return;
       if (deals == MAX_DEALS)  // never loop for ever (the GIL is released here)
         throw std::invalid_argument("max_decisions is too small: the learner never decides");
       seed = seeds_[i].next64();  // ended before the learner decided: deal again
@@ -171,7 +171,7 @@ class VectorEnv {
     if (!opponents_) return;
     Game& g = games_[i];
     Actions& legal = scratch_[i];
-    while (g.phase != GAME_OVER && g.current != learners_[i] && !truncated(g)) {
+    while (g.phase != Phase::GAME_OVER && g.current != learners_[i] && !truncated(g)) {
       g.legal_actions(legal);
       g.apply_action(legal[policies_[i].randrange(static_cast<int>(legal.size()))]);
     }

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..engine import data as D
+from ..engine import schema
 from ..engine.information import controlled_cities
 from ..engine.phases import Phase
 from ..engine.queries import military_knowledge
@@ -36,54 +37,13 @@ NMC = D.NUM_MILITARY_CITIES
 # Index of a (city, type) pair in per-pair arrays.
 CT = NMC * 2
 
-# Public scalar and list fields copied (by reference) from the game state.
-PUBLIC_FIELDS = (
-    "n",
-    "turn",
-    "phase",
-    "supply",
-    "cubes",
-    "cand",
-    "leader",
-    "persian",
-    "statues",
-    "defeats",
-    "display",
-    "held2",
-    "held1",
-    "colours_taken",
-    "first_player",
-    "commit_first",
-    "last_athens",
-    "special_played",
-    "loc_display",
-    "loc_claim",
-    "loc_done",
-    "stack",
-    "dead",
-    "main",
-    "side_cities",
-    "war",
-    "ally",
-    "perm",
-    "denied",
-    "picks_done",
-    "pick_special_done",
-    "alki",
-    "step_player",
-    "step_normal",
-    "step_spend",
-    "step_extra",
-    "step_closed",
-    "dp_queue",
-    "dp_index",
-    "b_slot",
-    "b_round",
-    "b_tokens",
-    "b_head",
-    "b_double",
-    "b_cas",
-)
+# The public fields (``engine/schema.py``) a view shares with the game, by reference; the
+# view sets ``current`` and ``pending`` itself and needs no bookkeeping of cursors or logs.
+_NOT_SHARED = frozenset((
+    "record", "current", "setup_done", "pick_slot", "propose_cursor", "commit_cursor",
+    "pending", "b_stage", "b_offers", "b_loser", "events", "decisions",
+))
+PUBLIC_FIELDS = tuple(f for f in schema.visible("public") if f not in _NOT_SHARED)
 
 
 class PlayerView:

@@ -61,36 +61,19 @@ def load_extension(name: str, env_var: str) -> Any:
 _native = load_extension("_native", "PERIKLES_NATIVE_PATH")
 
 
-def _configure() -> dict[str, int]:
-    """Hand data.py's component tables to C++ and map state field names to C++ ids."""
-    locations = []
-    for tile in D.LOCATION_TILES:
-        rounds = list(tile.rounds) if len(tile.rounds) == 2 else [-1, tile.rounds[0]]
-        locations.append([tile.city, tile.vp, *rounds, *tile.militia, *tile.rebels])
-    starts = [(name, A.RANGES[name][0]) for name, _ in A.RANGE_SIZES]
-    _native.configure(
-        {
-            "influence": [list(t) for t in D.INFLUENCE_TILES],
-            "locations": locations,
-            "initial_counters": list(D.INITIAL_COUNTERS),
-            "statue_tracks": [list(t) for t in D.STATUE_TRACKS],
-            "tiles_per_player": [D.TILES_PER_PLAYER.get(n, 0) for n in range(D.MAX_PLAYERS + 1)],
-            "crt_attacker": list(D.CRT_ATTACKER_NEEDS),
-            "crt_defender": list(D.CRT_DEFENDER_NEEDS),
-            "action_starts": starts + [("NUM_ACTIONS", A.NUM_ACTIONS)],
-        }
-    )
+def _field_ids() -> dict[str, int]:
+    """Map state field names to C++ field ids (the build's order of schema.FIELDS)."""
     ids = {name: i for i, name in enumerate(_native.field_names())}
     expected = (set(STATE_FIELDS) - {"events"}) | {"rng"}
     if set(ids) != expected:
         raise ImportError(
-            "perikles_env._native is out of date with engine/state.py (fields differ: "
+            "perikles_env._native is out of date with engine/schema.py (fields differ: "
             f"{sorted(set(ids) ^ expected)}); rebuild it with `make venv`"
         )
     return ids
 
 
-_FIELD_IDS = _configure()
+_FIELD_IDS = _field_ids()
 
 # ---- events: C++ logs (kind, ints...); these give the Python engine's tuples -------------
 

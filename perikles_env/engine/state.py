@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import InvalidConfigError
 from . import data as D
+from . import schema as S
 from .information import controlled_cities
 from .phases import Phase
 from .rng import Rng
@@ -50,73 +51,8 @@ class GameConfig:
             raise InvalidConfigError(f"record_events must be a bool, got {self.record_events!r}")
 
 
-# Every field of the state, in one place. Types: int, bool, list[int], list[tuple], etc.
-STATE_FIELDS = (
-    "n",
-    "record",
-    "phase",
-    "turn",
-    "current",
-    "forced_dice",
-    "supply",
-    "cubes",
-    "cand",
-    "leader",
-    "persian",
-    "statues",
-    "defeats",
-    "influence_deck",
-    "display",
-    "held2",
-    "held1",
-    "colours_taken",
-    "first_player",
-    "commit_first",
-    "last_athens",
-    "special",
-    "special_played",
-    "unseen_specials",
-    "loc_deck",
-    "loc_display",
-    "loc_claim",
-    "loc_done",
-    "stack",
-    "pool",
-    "dead",
-    "at",
-    "main",
-    "side_cities",
-    "war",
-    "ally",
-    "perm",
-    "denied",
-    "setup_done",
-    "picks_done",
-    "pick_special_done",
-    "pick_slot",
-    "alki",
-    "propose_cursor",
-    "dp_queue",
-    "dp_index",
-    "commit_cursor",
-    "step_player",
-    "step_normal",
-    "step_spend",
-    "step_extra",
-    "step_closed",
-    "pending",
-    "b_slot",
-    "b_round",
-    "b_stage",
-    "b_tokens",
-    "b_head",
-    "b_double",
-    "b_offers",
-    "b_loser",
-    "b_cas",
-    "events",
-    "decisions",
-)
+# Every field of the state, declared once in ``schema.py``.
+STATE_FIELDS = S.STATE_FIELD_NAMES
 
 
 class GameState:

@@ -29,17 +29,14 @@ from ..errors import InvalidStateError
 from . import actions as A
 from . import data as D
 from . import invariants as I
+from . import schema as S
 from .phases import BEFORE_ELECTIONS, INFLUENCE_PHASES, Phase
 
 if TYPE_CHECKING:
     from .game import Game
 
 STATE_FORMAT = "perikles-state-1"
-_U64 = (1 << 64) - 1
 _NC = D.NUM_CLASSES
-_NUM_BOXES = D.LOCATION_SLOTS * 4
-_MAX_TILES = max(D.TILES_PER_PLAYER.values())
-_MAX_ROUNDS = max(len(t.rounds) for t in D.LOCATION_TILES)
 
 _INFLUENCE = INFLUENCE_PHASES
 _AFTER_TILE = frozenset(
@@ -176,82 +173,38 @@ def _pending(name: str, value: Any) -> None:
     _ints(0, (_NC - 1, D.LOCATION_SLOTS - 1, 1)[: len(value)])(name, value)
 
 
+_STRUCTURE: dict[str, Callable[[int], Check]] = {
+    "alki": _alki,
+    "pairs": _pairs,
+    "pending": lambda n: _pending,
+}
+
+
 @cache
 def field_rules(n: int) -> dict[str, Check]:
-    """The check of every state field for ``n`` players (``n`` itself is checked first)."""
-    seat, seat_or_none = _int(0, n - 1), _int(-1, n - 1)
-    per_player = D.NUM_CITIES * D.MAX_PLAYERS
-    bits7 = (1 << D.NUM_MILITARY_CITIES) - 1
-    classes = D.INITIAL_COUNTERS
-    return {
-        "n": _int(D.MIN_PLAYERS, D.MAX_PLAYERS),
-        "record": _bool,
-        "phase": _phase,
-        "turn": _int(1, D.NUM_TURNS),
-        "current": seat_or_none,
-        "forced_dice": _ints(1, 6),
-        "supply": _ints(0, D.CUBES_PER_PLAYER, D.MAX_PLAYERS),
-        "cubes": _ints(0, D.CUBES_PER_PLAYER, per_player),
-        "cand": _ints(-1, n - 1, D.NUM_CITIES * 2),
-        "leader": _ints(-1, n - 1, D.NUM_CITIES),
-        "persian": _int(0, (1 << n) - 1),
-        "statues": _ints(0, D.NUM_TURNS, per_player),
-        "defeats": _ints(0, D.NUM_LOCATION_TILES, D.NUM_CITIES),
-        "influence_deck": _distinct(
-            _ints(0, D.NUM_INFLUENCE_TILES - 1, max_length=D.NUM_INFLUENCE_TILES)
-        ),
-        "display": _ints(-1, D.NUM_INFLUENCE_TILES - 1, D.INFLUENCE_DISPLAY_SIZE),
-        "held2": _ints(0, _MAX_TILES, D.MAX_PLAYERS),
-        "held1": _ints(0, _MAX_TILES, D.MAX_PLAYERS),
-        "colours_taken": _ints(0, (1 << len(D.COLOUR_NAMES)) - 1, D.MAX_PLAYERS),
-        "first_player": seat,
-        "commit_first": seat,
-        "last_athens": seat_or_none,
-        "special": _ints(-1, D.NUM_SPECIALS - 1, D.MAX_PLAYERS),
-        "special_played": _ints(-1, n - 1, D.NUM_SPECIALS),
-        "unseen_specials": _distinct(_ints(0, D.NUM_SPECIALS - 1, max_length=D.NUM_SPECIALS)),
-        "loc_deck": _distinct(_ints(0, D.NUM_LOCATION_TILES - 1, max_length=D.NUM_LOCATION_TILES)),
-        "loc_display": _distinct(_ints(0, D.NUM_LOCATION_TILES - 1, D.LOCATION_SLOTS)),
-        "loc_claim": _ints(0, (1 << n) - 1, D.NUM_LOCATION_TILES),
-        "loc_done": _ints(0, 1, D.NUM_LOCATION_TILES),
-        "stack": _ints(0, classes, _NC),
-        "pool": _ints(0, classes, _NC),
-        "dead": _ints(0, classes, _NC),
-        "at": _ints(0, classes * _NUM_BOXES, _NUM_BOXES * _NC),
-        "main": _ints(-1, n - 1, D.LOCATION_SLOTS * 2),
-        "side_cities": _ints(0, bits7, D.LOCATION_SLOTS * 2),
-        "war": _ints(0, bits7, D.NUM_MILITARY_CITIES),
-        "ally": _ints(0, bits7, D.NUM_MILITARY_CITIES),
-        "perm": _ints(0, bits7, D.LOCATION_SLOTS),
-        "denied": _ints(0, bits7, D.LOCATION_SLOTS),
-        "setup_done": _int(0, 2 * n),
-        "picks_done": _int(0, D.TILES_PER_PLAYER[n] * n),
-        "pick_special_done": _bool,
-        "pick_slot": _int(-1, D.INFLUENCE_DISPLAY_SIZE - 1),
-        "alki": _alki(n),
-        "propose_cursor": seat,
-        "dp_queue": _pairs(n),
-        "dp_index": _int(0, 2 * D.NUM_CITIES),
-        "commit_cursor": seat,
-        "step_player": seat,
-        "step_normal": _int(0, 2),
-        "step_spend": _int(-1, D.NUM_CITIES - 1),
-        "step_extra": _int(0, 2),
-        "step_closed": _bool,
-        "pending": _pending,
-        "b_slot": _int(-1, D.LOCATION_SLOTS),
-        "b_round": _int(-1, _MAX_ROUNDS - 1),
-        "b_stage": _int(0, 2),
-        "b_tokens": _ints(0, 2, 2),
-        "b_head": _int(-1, 1),
-        "b_double": _bool,
-        "b_offers": _distinct(_ints(0, n - 1, max_length=n)),
-        "b_loser": _int(-1, 1),
-        "b_cas": _distinct(_ints(0, _NC - 1, max_length=D.NUM_MILITARY_CITIES)),
-        "events": _events,
-        "decisions": _int(0, _U64),  # apply_action calls so far (may pass the truncation limit)
-        "rng": _int(0, _U64),
-    }
+    """The check of every state field for ``n`` players (``n`` itself is checked first),
+    built from the one declaration of the state (``schema.FIELDS``)."""
+    rules: dict[str, Check] = {}
+    for f in (*S.FIELDS, S.RNG):
+        lo, hi = f.lo(n), f.hi(n)
+        if f.check in _STRUCTURE:
+            rule = _STRUCTURE[f.check](n)
+        elif f.kind in ("int", "u64"):
+            rule = _int(lo, hi)  # type: ignore[arg-type]  # scalars have int bounds
+        elif f.kind == "bool":
+            rule = _bool
+        elif f.kind == "phase":
+            rule = _phase
+        elif f.kind == "events":
+            rule = _events
+        elif f.kind == "dice":
+            rule = _ints(lo, hi)
+        elif f.kind == "ints":
+            rule = _ints(lo, hi, length=f.size(n))
+        else:  # "list": a capacity
+            rule = _ints(lo, hi, max_length=f.size(n))
+        rules[f.name] = _distinct(rule) if f.check == "distinct" else rule
+    return rules
 
 
 def check_fields(d: Any, fields: tuple[str, ...]) -> None:

@@ -3,15 +3,12 @@ sources ``native/encoder.hpp``, ``native/vector_env.hpp``, ``native/vec_bindings
 Importing this module fails with ImportError when that extension (or the engine core) is
 not built; ``encoder.py`` and ``env.py`` are the modules to use.
 
-At import the extension gets the same component tables as the engine core (through
-``engine/native.py``'s own configuration, which also checks the state fields), and its
-observation layout is checked block by block against ``analysis/observation.py``: a stale
-build refuses to load instead of encoding a different layout.
+At import its observation layout is checked block by block against
+``analysis/observation.py``: a stale build refuses to load instead of encoding a different
+layout.
 """
 
 from __future__ import annotations
-
-from unittest import mock
 
 from ..analysis.observation import LAYOUT, OBS_SIZE, ORACLE_LAYOUT, ORACLE_SIZE
 from ..engine import native as engine_native
@@ -23,11 +20,7 @@ except ImportError as exc:  # the engine core is built but not this extension
     raise ImportError(f"perikles_env._native_vec is not built: {exc}") from exc
 
 
-def _configure() -> None:
-    # engine/native.py builds the table dict and checks the field list for the module it
-    # holds; pointed at this extension for one call, it configures this one identically.
-    with mock.patch.object(engine_native, "_native", _native_vec):
-        engine_native._configure()
+def _check_layout() -> None:
     python_layout = [(b.name, b.size) for b in LAYOUT + ORACLE_LAYOUT]
     if [tuple(b) for b in _native_vec.layout()] != python_layout or (
         _native_vec.OBS_SIZE,
@@ -40,4 +33,4 @@ def _configure() -> None:
         )
 
 
-_configure()
+_check_layout()

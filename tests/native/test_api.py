@@ -198,32 +198,6 @@ def test_random_games_count_the_decisions_of_the_same_games() -> None:
 # ---- tables and ids ------------------------------------------------------------------------
 
 
-def test_cpp_refuses_action_ranges_that_differ_from_python() -> None:
-    from perikles_env.engine import actions as A
-    from perikles_env.engine import data as D
-
-    locations = [
-        [t.city, t.vp, *(t.rounds if len(t.rounds) == 2 else (-1, t.rounds[0])), *t.militia,
-         *t.rebels]
-        for t in D.LOCATION_TILES
-    ]
-    starts = [(name, A.RANGES[name][0]) for name, _ in A.RANGE_SIZES]
-    starts[3] = (starts[3][0], starts[3][1] + 1)
-    tables = {
-        "influence": [list(t) for t in D.INFLUENCE_TILES],
-        "locations": locations,
-        "initial_counters": list(D.INITIAL_COUNTERS),
-        "statue_tracks": [list(t) for t in D.STATUE_TRACKS],
-        "tiles_per_player": [D.TILES_PER_PLAYER.get(n, 0) for n in range(6)],
-        "crt_attacker": list(D.CRT_ATTACKER_NEEDS),
-        "crt_defender": list(D.CRT_DEFENDER_NEEDS),
-        "action_starts": starts + [("NUM_ACTIONS", A.NUM_ACTIONS)],
-    }
-    with pytest.raises(ValueError, match="PLAY_PLAGUE"):
-        native._native.configure(tables)
-    assert Game.new(backend="native").legal_actions()  # the loaded tables are untouched
-
-
 def test_legal_mask_fills_a_caller_owned_array_and_checks_it() -> None:
     import numpy as np
 

@@ -1,0 +1,206 @@
+"""Generate native/generated/schema.hpp: the C++ core's constants, action offsets, phases,
+event kinds, component tables and state fields, from the Python engine's one declaration
+(perikles_env/engine/schema.py, data.py, actions.py, phases.py).
+
+    python scripts/gen_native.py          # write the header
+    python scripts/gen_native.py --check  # exit 1 when the checked-in header is stale
+
+tests/native/test_schema.py runs the check, so a changed declaration cannot reach the C++
+core without a regenerated header (and a rebuild).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from perikles_env.engine import actions as A  # noqa: E402
+from perikles_env.engine import data as D  # noqa: E402
+from perikles_env.engine import schema as S  # noqa: E402
+from perikles_env.engine.phases import Phase  # noqa: E402
+
+OUT = ROOT / "native" / "generated" / "schema.hpp"
+
+CONSTANTS = {
+    "NUM_CITIES": D.NUM_CITIES,
+    "PERSIA": D.PERSIA,
+    "NMC": D.NUM_MILITARY_CITIES,
+    "MAXP": D.MAX_PLAYERS,
+    "MINP": D.MIN_PLAYERS,
+    "NC": D.NUM_CLASSES,
+    "SLOTS": D.LOCATION_SLOTS,
+    "NBOX": D.LOCATION_SLOTS * 4,
+    "NINF": D.NUM_INFLUENCE_TILES,
+    "DISPLAY": D.INFLUENCE_DISPLAY_SIZE,
+    "NLOC": D.NUM_LOCATION_TILES,
+    "NSPEC": D.NUM_SPECIALS,
+    "CUBES_PER_PLAYER": D.CUBES_PER_PLAYER,
+    "NUM_TURNS": D.NUM_TURNS,
+    "ATHENS": 0,
+    "SPARTA": 1,
+    "HOPLITE": D.HOPLITE,
+    "TRIREME": D.TRIREME,
+    "ATT": 0,
+    "DEF": 1,
+    "PLAIN": 0,
+    "CANDIDATE": 1,
+    "ASSASSIN": 2,
+    "ANY_KIND": 3,
+    "ALKIBIADES": D.ALKIBIADES,
+    "BRASIDAS": D.BRASIDAS,
+    "PERIKLES": D.PERIKLES,
+    "PERSIAN_FLEET": D.PERSIAN_FLEET,
+    "PHORMIO": D.PHORMIO,
+    "PLAGUE": D.PLAGUE,
+    "SLAVE_REVOLT_TILE": D.SLAVE_REVOLT,
+    "THESSALIAN": D.THESSALIAN,
+}
+
+# Field kinds -> (C++ kind tag, member declaration).
+CPP_KIND = {
+    "int": "INT", "phase": "PHASE", "bool": "BOOL", "ints": "ARRAY", "list": "SVEC",
+    "dice": "VECTOR", "u64": "U64",
+}
+
+
+def ident(text: str) -> str:
+    return re.sub(r"[^A-Z0-9]+", "_", text.upper()).strip("_")
+
+
+def arr(values: object) -> str:
+    if isinstance(values, (list, tuple)):
+        return "{" + ", ".join(arr(v) for v in values) + "}"
+    return str(int(values))  # type: ignore[call-overload]
+
+
+def tables() -> str:
+    rows = {
+        "inf_colour": [t[0] for t in D.INFLUENCE_TILES],
+        "inf_kind": [t[1] for t in D.INFLUENCE_TILES],
+        "inf_shards": [t[2] for t in D.INFLUENCE_TILES],
+        "loc_city": [t.city for t in D.LOCATION_TILES],
+        "loc_vp": [t.vp for t in D.LOCATION_TILES],
+        "loc_nrounds": [len(t.rounds) for t in D.LOCATION_TILES],
+        "loc_round": [[*t.rounds, -1][:2] for t in D.LOCATION_TILES],
+        "loc_militia": [list(t.militia) for t in D.LOCATION_TILES],
+        "loc_rebels": [list(t.rebels) for t in D.LOCATION_TILES],
+        "loc_hoplite_only": [int(t.rounds == (D.HOPLITE,)) for t in D.LOCATION_TILES],
+        "initial": list(D.INITIAL_COUNTERS),
+        "statue_len": [len(t) for t in D.STATUE_TRACKS],
+        "statue": [[*t, *[0] * (8 - len(t))] for t in D.STATUE_TRACKS],
+        "tiles_per_player": [D.TILES_PER_PLAYER.get(n, 0) for n in range(D.MAX_PLAYERS + 1)],
+        "crt_att": list(D.CRT_ATTACKER_NEEDS),
+        "crt_def": list(D.CRT_DEFENDER_NEEDS),
+    }
+    existing = list(D.EXISTING_CLASSES)
+    by_type = [[k for k in existing if D.CLASS_TYPE[k] == t] for t in (0, 1)]
+    pad = [*existing, *[0] * (D.NUM_CLASSES - len(existing))]
+    rows["existing"] = pad
+    rows["n_existing"] = len(existing)  # type: ignore[assignment]
+    rows["type_classes"] = [[*c, *[0] * (D.NUM_CLASSES - len(c))] for c in by_type]
+    rows["n_type_classes"] = [len(c) for c in by_type]
+    decl = """struct Tables {
+  int inf_colour[NINF], inf_kind[NINF], inf_shards[NINF];
+  int loc_city[NLOC], loc_vp[NLOC], loc_nrounds[NLOC], loc_round[NLOC][2];
+  int loc_militia[NLOC][2], loc_rebels[NLOC][2];
+  bool loc_hoplite_only[NLOC];
+  int initial[NC];
+  int statue_len[NUM_CITIES], statue[NUM_CITIES][8];
+  int tiles_per_player[MAXP + 1];
+  int crt_att[6], crt_def[6];
+  int existing[NC], n_existing;
+  int type_classes[2][NC], n_type_classes[2];
+};
+"""
+    body = ",\n".join(f"    /* {k} */ {arr(v)}" for k, v in rows.items())
+    return decl + "inline constexpr Tables T = {\n" + body + ",\n};\n"
+
+
+def fields() -> str:
+    """An X-macro over the state (``PK_FIELD(name, member, KIND, size, lo, hi)``) plus the
+    state struct it declares."""
+    lines = ["#define PK_STATE_FIELDS(X) \\"]
+    decls = []
+    for f in (*(f for f in S.FIELDS if f.kind != "events"), S.RNG):
+        lo, hi = f.bounds()
+        kind = CPP_KIND[f.kind]
+        size = f.size() if f.kind in ("ints", "list") else 0
+        hi_text = "UINT64_MAX" if f.kind == "u64" else str(hi)
+        member = "rng.state" if f is S.RNG else f.member
+        lines.append(f"  X({f.name}, {member}, {kind}, {size}, {lo}, {hi_text}) \\")
+        if f is S.RNG:
+            decls.append("  Rng rng;")
+            continue
+        decls.append(
+            {
+                "INT": f"  int {f.member} = 0;",
+                "PHASE": f"  Phase {f.member} = Phase::SETUP_PLACE;",
+                "BOOL": f"  bool {f.member} = false;",
+                "ARRAY": f"  int {f.member}[{size}] = {{}};",
+                "SVEC": f"  SVec<{size}> {f.member};",
+                "VECTOR": f"  std::vector<int> {f.member};",
+                "U64": f"  uint64_t {f.member} = 0;",
+            }[kind]
+        )
+    lines.append("")
+    struct = (
+        "// Every field of the state (perikles_env/engine/schema.py FIELDS, with the RNG "
+        "state as\n// `rng`); the rules are methods of `Game`, which derives from it.\n"
+        "struct State {\n" + "\n".join(decls) + "\n};\n"
+    )
+    return "\n".join(lines) + "\n" + struct
+
+
+def generate() -> str:
+    out = [
+        "// GENERATED by scripts/gen_native.py from perikles_env/engine/schema.py, data.py,",
+        "// actions.py and phases.py: do not edit (tests/native/test_schema.py checks it).",
+        "#pragma once",
+        "",
+        "#include <cstdint>",
+        "#include <vector>",
+        "",
+        '#include "svec.hpp"',
+        "",
+        "namespace pk {",
+        "",
+    ]
+    out += [f"inline constexpr int {k} = {v};" for k, v in CONSTANTS.items()]
+    out += ["", "// Action ranges: the first id of each (actions.py RANGE_SIZES)."]
+    out += [f"inline constexpr int {name} = {A.RANGES[name][0]};" for name, _ in A.RANGE_SIZES]
+    out += [f"inline constexpr int NUM_ACTIONS = {A.NUM_ACTIONS};", ""]
+    out += ["enum class Phase : int {"]
+    out += [f"  {p.name} = {int(p)}," for p in Phase]
+    out += ["};", f"inline constexpr int NUM_PHASES = {len(Phase)};", ""]
+    out += ["// Event kinds (schema.EVENTS): logged as [kind, nargs, args...]."]
+    out += ["enum Ev : int {"] + [f"  EV_{ident(e.name)}," for e in S.EVENTS] + ["};"]
+    out += ["enum PhaseName : int {"]
+    out += [f"  PH_{ident(x)}," for x in S.PHASE_EVENT_NAMES] + ["};"]
+    out += ["enum Why : int {"] + [f"  WHY_{ident(x)}," for x in S.UNCLAIMED_REASONS] + ["};", ""]
+    out += [tables(), fields(), "}  // namespace pk", ""]
+    return "\n".join(out)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if the header is stale")
+    args = parser.parse_args()
+    text = generate()
+    if args.check:
+        if not OUT.exists() or OUT.read_text() != text:
+            print(f"{OUT.relative_to(ROOT)} is stale: run python scripts/gen_native.py")
+            return 1
+        return 0
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(text)
+    print(f"wrote {OUT.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
