@@ -1,10 +1,18 @@
 """Command-line helpers shared by the project's tools: bad input ends the program with one
-line naming the problem and exit code 2, never a traceback or a usage dump."""
+line naming the problem and exit code 2, never a traceback or a usage dump.
+
+The console scripts of ``pyproject.toml`` start here (``train``, ``evaluate``,
+``train_rllib``): each imports its tool by name only when called, so a missing optional
+extra (``train``, ``rllib``) is one line saying what to install, even for ``--help``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import shlex
 import sys
+from collections.abc import Sequence
 from typing import NoReturn
 
 
@@ -53,3 +61,48 @@ def player_count(text: str) -> int:
 
 def stderr_line(message: str) -> None:
     print(" ".join(str(message).split()), file=sys.stderr)
+
+
+def command_line(prog: str, argv: Sequence[str] | None) -> str:
+    """How to run this again, as recorded in run folders: the installed console script
+    (``perikles-train --config smoke``), which works outside a clone too."""
+    args = sys.argv[1:] if argv is None else argv
+    return " ".join([prog, *(shlex.quote(a) for a in args)])
+
+
+# console script -> (module with main(), the extra it needs)
+TOOLS = {
+    "perikles-train": ("perikles_env.training.train", "train"),
+    "perikles-evaluate": ("perikles_env.evaluation.cli", "train"),
+    "perikles-train-rllib": ("perikles_env.training.rllib.train", "rllib"),
+}
+
+
+def run_tool(prog: str, argv: Sequence[str] | None = None) -> int:
+    """``main(argv)`` of the tool ``prog``; exit 2 with one line naming the extra to install
+    when a package it needs is missing."""
+    module, extra = TOOLS[prog]
+    try:
+        main = importlib.import_module(module).main
+    except ModuleNotFoundError as exc:
+        missing = (exc.name or "?").split(".")[0]
+        if missing == "perikles_env":
+            raise
+        stderr_line(
+            f"{prog}: error: needs the {extra!r} extra ({missing} is not installed): "
+            f"pip install 'perikles_env[{extra}]'"
+        )
+        return 2
+    return int(main(argv) or 0)
+
+
+def train() -> int:
+    return run_tool("perikles-train")
+
+
+def evaluate() -> int:
+    return run_tool("perikles-evaluate")
+
+
+def train_rllib() -> int:
+    return run_tool("perikles-train-rllib")

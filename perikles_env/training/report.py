@@ -10,6 +10,7 @@ from typing import Any
 from perikles_env.files import atomic_write, write_text
 
 from .callbacks import RunState
+from .run_folder import resume_command
 
 
 def throughput(state: RunState) -> dict[str, float]:
@@ -93,7 +94,7 @@ def markdown(summary: dict[str, Any]) -> str:
             [
                 f"**Interrupted by {summary['stop_signal'] or 'a signal'} at "
                 f"{summary['timesteps']:,} of {summary['target_timesteps']:,} learner steps**: "
-                f"continue with `python -m training.train --resume {summary['run_dir']}`.",
+                f"continue with `{resume_command(Path(summary['run_dir']))}`.",
                 "",
             ]
             if interrupted

@@ -4,7 +4,7 @@ with their status, so an interrupted run can never pass for a finished one.
 * ``new_run_dir(out, name)`` creates ``<out>/<name>``, or ``<name>-2``, ``-3``, ... when it
   exists (``mkdir`` fails on an existing folder, so two runs started in the same second
   still get two folders).
-* ``check_folder_name`` accepts plain names only (no ``/``, ``..`` or leading ``.``).
+* ``plain_folder_name`` accepts plain names only (no ``/``, ``..`` or leading ``.``).
 * ``status.json`` says ``running``, ``interrupted``, ``failed`` (with the error) or
   ``complete`` (written atomically);
   reports and results are written only at the end, atomically, before ``complete``.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import time
 from pathlib import Path
 from typing import Any
@@ -25,26 +26,41 @@ STATUS = "status.json"
 RUNNING, INTERRUPTED, FAILED, COMPLETE = "running", "interrupted", "failed", "complete"
 
 
-def check_folder_name(key: str, name: Any) -> None:
-    """A run folder name must stay inside ``out``: a non-empty plain name."""
+def plain_folder_name(name: Any) -> str:
+    """``name`` if it stays inside ``out`` (a non-empty plain name), else ``ValueError``."""
     if (
         not isinstance(name, str)
         or not name
         or name.startswith(".")
         or any(sep in name for sep in ("/", "\\", os.sep, "\0"))
     ):
-        raise InvalidConfigError(f"{key} must be a plain folder name (no '/', '..'), got {name!r}")
+        raise ValueError(f"must be a plain folder name (no '/', '..'), got {name!r}")
+    return name
 
 
-def check_out(key: str, out: Any) -> None:
+def folder_path(out: Any) -> str:
+    """``out`` if it is a non-blank folder path, else ``ValueError``."""
     if not isinstance(out, str) or not out.strip():
-        raise InvalidConfigError(f"{key} must be a folder path (a string), got {out!r}")
+        raise ValueError(f"must be a folder path (a string), got {out!r}")
+    return out
+
+
+def check_folder_name(key: str, name: Any) -> None:
+    """``InvalidConfigError`` naming ``key`` unless ``name`` is a plain folder name."""
+    try:
+        plain_folder_name(name)
+    except ValueError as exc:
+        raise InvalidConfigError(f"{key}: {exc}") from None
 
 
 def new_run_dir(out: str | Path, name: str) -> Path:
     """A new, empty ``<out>/<name>`` (suffixed ``-2``, ``-3``, ... if taken)."""
     check_folder_name("name", name)
-    Path(out).mkdir(parents=True, exist_ok=True)
+    parent = Path(out)
+    blocker = next((p for p in (parent, *parent.parents) if p.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        raise InvalidConfigError(f"out: {str(blocker)!r} is a file, not a folder")
+    parent.mkdir(parents=True, exist_ok=True)
     k = 1
     while True:
         path = Path(out) / (name if k == 1 else f"{name}-{k}")
@@ -67,3 +83,8 @@ def read_status(run_dir: Path) -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def resume_command(run_dir: Path) -> str:
+    """The command that continues a training run (the installed script: any folder)."""
+    return f"perikles-train --resume {shlex.quote(str(run_dir))}"

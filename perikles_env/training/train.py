@@ -1,8 +1,8 @@
 """Train a Perikles agent with sb3-contrib ``MaskablePPO`` (docs/training.md).
 
-    python -m training.train --config configs/default.yaml
-    python -m training.train --config configs/smoke.yaml --override train.total_timesteps=4096
-    python -m training.train --resume runs/default          # continue from the last checkpoint
+    perikles-train --config default
+    perikles-train --config smoke --override train.total_timesteps=4096
+    perikles-train --resume runs/default          # continue from the last checkpoint
 
 The learner plays one seat of ``PeriklesSingleAgentEnv`` against an opponent pool
 (baselines + frozen snapshots of itself, ``training/selfplay.py``). Everything goes into
@@ -17,7 +17,6 @@ agent ``ppo:<run>/model.zip``), the final evaluations (``eval/``) and ``report.m
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -27,12 +26,20 @@ from typing import Any
 
 import yaml
 
-from perikles_env.cli import CliParser
+from perikles_env.cli import CliParser, command_line
 from perikles_env.errors import InvalidConfigError
 from perikles_env.files import write_text
 
 from .config import ACTION_HEADS, TrainConfig, load_config
-from .run_folder import COMPLETE, FAILED, INTERRUPTED, RUNNING, new_run_dir, write_status
+from .run_folder import (
+    COMPLETE,
+    FAILED,
+    INTERRUPTED,
+    RUNNING,
+    new_run_dir,
+    resume_command,
+    write_status,
+)
 from .signals import StopRequest, exit_code
 
 # ---- environments and model -------------------------------------------------------------------
@@ -42,7 +49,7 @@ def env_kwargs(config: TrainConfig) -> dict[str, Any]:
     return {
         "num_players": config.env.num_players,
         "learner_seat": config.env.seat,
-        "reward": config.reward,
+        "reward": config.reward_config(),
         "illegal_action_penalty": config.env.illegal_action_penalty,
         "max_decisions": config.env.max_decisions,
         "features": tuple(config.env.features),
@@ -70,7 +77,7 @@ def make_vec_env(config: TrainConfig, opponents: Any) -> Any:
             seed=config.seed,
             num_players=e.num_players,
             learner_seat=e.seat,
-            reward=config.reward,
+            reward=config.reward_config(),
             max_decisions=e.max_decisions,
             features=e.features,
         )
@@ -132,9 +139,10 @@ def eval_row(
 ) -> dict[str, Any]:
     """Periodic evaluation: win rate against each baseline (all other seats that baseline);
     ``save``: a model to write to ``model_path`` first."""
+    from perikles_env.evaluation.runner import forget_agent
+    from perikles_env.evaluation.tournament import evaluate
+
     from .checkpoints import save_model
-    from .evaluate import evaluate
-    from .evaluation.runner import forget_agent
 
     if save is not None:
         save_model(save, config, Path(model_path))
@@ -163,7 +171,7 @@ def eval_row(
 def final_evaluation(config: TrainConfig, model_path: Path, run_dir: Path) -> list[dict[str, Any]]:
     """``eval.final_games`` games per (opponent, player count), reports under ``eval/``
     (a new folder each time: a resumed run never overwrites an earlier evaluation)."""
-    from .evaluate import evaluate
+    from perikles_env.evaluation.tournament import evaluate
 
     spec = f"ppo:{model_path}"
     rows = []
@@ -438,10 +446,12 @@ def print_summary(summary: dict[str, Any]) -> None:
 
 # ---- command line ------------------------------------------------------------------------------
 
+PROG = "perikles-train"
+
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = CliParser(
-        prog="perikles-train", description="Train a Perikles agent with MaskablePPO self-play."
+        prog=PROG, description="Train a Perikles agent with MaskablePPO self-play."
     )
     p.add_argument("--config", help="YAML config (configs/smoke.yaml, default.yaml, long.yaml)")
     p.add_argument(
@@ -477,21 +487,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             raise InvalidConfigError("give --config FILE or --resume RUN_DIR")
     except InvalidConfigError as exc:
-        print(f"perikles-train: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
-    command = "python -m training.train " + " ".join(
-        shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
-    )
+    command = command_line(PROG, argv)
     print(f"run folder: {run_dir}")
     try:
         summary = train(config, run_dir, resume=bool(args.resume), command=command)
     except KeyboardInterrupt as exc:
         signal_name = str(exc) if str(exc) in ("SIGINT", "SIGTERM") else "SIGINT"
-        print(f"perikles-train: interrupted ({signal_name}); resume with --resume {run_dir}")
+        print(f"{PROG}: interrupted ({signal_name}); resume with: {resume_command(run_dir)}")
         return exit_code(signal_name)
     print_summary(summary)
     if summary["status"] == INTERRUPTED:
-        print(f"interrupted by {summary['stop_signal']}: resume with --resume {run_dir}")
+        print(f"interrupted by {summary['stop_signal']}: resume with: {resume_command(run_dir)}")
         return exit_code(summary["stop_signal"])
     return 0
 

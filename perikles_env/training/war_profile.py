@@ -8,8 +8,9 @@ side), the location tiles it claimed as main attacker or defender (C.8), the cub
 spent for extra counters (B.7.5), and its VP by source. docs/training.md ("Where the gap
 is") has a table made with it.
 
-    python -m training.war_profile --agents heuristic,ppo:runs/default/model.zip,random \
-        --opponent random --players 4 --games 40
+    python -m perikles_env.training.war_profile \
+        --agents heuristic,ppo:runs/default/model.zip,random --opponent random \
+        --players 4 --games 40
 """
 
 from __future__ import annotations

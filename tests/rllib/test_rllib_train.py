@@ -15,7 +15,7 @@ import torch
 from perikles_env.agents import make_agent
 from perikles_env.agents.rllib_policy import META_FILE, WEIGHTS_FILE
 from perikles_env.errors import InvalidConfigError
-from perikles_env.training.evaluate import evaluate
+from perikles_env.evaluation import evaluate
 from perikles_env.training.rllib.config import load_config
 from perikles_env.training.rllib.train import main, train
 

@@ -32,7 +32,7 @@ def corrupt_model(tmp_path_factory) -> str:
     return str(path)
 
 
-EVALUATE = "perikles_env.training.evaluate"
+EVALUATE = "perikles_env.evaluation.cli"
 TRAIN = "perikles_env.training.train"
 WAR = "perikles_env.training.war_profile"
 AGREEMENT = "perikles_env.training.agreement"

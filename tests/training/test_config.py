@@ -70,46 +70,90 @@ def test_override_values_are_yaml_scalars():
 @pytest.mark.parametrize(
     ("data", "overrides", "message"),
     [
-        ({"ppo": {"lr": 1}}, [], r"unknown key\(s\) \['lr'\] in ppo"),
-        ({"bogus": 1}, [], r"unknown key\(s\) \['bogus'\]"),
-        ({}, ["train.total_steps=5"], r"unknown key\(s\) \['total_steps'\] in train"),
-        ({"ppo": {"n_steps": "many"}}, [], "ppo.n_steps must be int"),
-        ({"ppo": {"n_steps": 0}}, [], "ppo.n_steps must be a positive int"),
-        ({"ppo": {"gamma": 1.5}}, [], r"ppo.gamma must be in \(0, 1\]"),
-        ({"ppo": {"activation": "gelu"}}, [], "ppo.activation must be one of"),
-        ({"ppo": {"net_arch": []}}, [], "ppo.net_arch"),
-        ({"ppo": {"mask_input": True}}, [], r"unknown key\(s\) \['mask_input'\] in ppo"),
-        ({"ppo": {"obs_norm": True}}, [], r"unknown key\(s\) \['obs_norm'\] in ppo"),
-        ({"ppo": {"shared_layers": 1}}, [], r"unknown key\(s\) \['shared_layers'\] in ppo"),
-        ({"ppo": {"action_head": "factored"}}, [], "ppo.action_head must be one of"),
-        ({"teacher": {"spec": "heuristic"}}, [], r"unknown key\(s\) \['teacher'\]"),
+        ({"ppo": {"lr": 1}}, [], "ppo: unknown key 'lr' \\(known: action_head"),
+        ({"bogus": 1}, [], "unknown key 'bogus' \\(known: env, eval"),
+        ({}, ["train.total_steps=5"], "train: unknown key 'total_steps'"),
+        ({"ppo": {"n_steps": "many"}}, [], "ppo.n_steps: must be an int, got 'many'"),
+        ({"ppo": {"n_steps": 0}}, [], "ppo.n_steps: must be > 0, got 0"),
+        ({"ppo": {"gamma": 1.5}}, [], "ppo.gamma: must be <= 1, got 1.5"),
+        (
+            {"ppo": {"activation": "gelu"}},
+            [],
+            "ppo.activation: must be one of 'tanh' or 'relu', got 'gelu'",
+        ),
+        ({"ppo": {"net_arch": []}}, [], "ppo.net_arch: must not be empty"),
+        ({"ppo": {"mask_input": True}}, [], "ppo: unknown key 'mask_input'"),
+        ({"ppo": {"obs_norm": True}}, [], "ppo: unknown key 'obs_norm'"),
+        ({"ppo": {"shared_layers": 1}}, [], "ppo: unknown key 'shared_layers'"),
+        (
+            {"ppo": {"action_head": "factored"}},
+            [],
+            "ppo.action_head: must be one of 'flat', 'battle' or 'scoring'",
+        ),
+        ({"teacher": {"spec": "heuristic"}}, [], "unknown key 'teacher'"),
         ({"env": {"features": ["odds"]}}, [], "env.features: unknown feature block 'odds'"),
-        ({"env": {"features": "battle"}}, [], "env.features must be list"),
-        ({"ppo": {"action_head": "battle"}}, [], r"set env.features: \[battle\]"),
-        ({"reward": {"potential": "expected"}}, [], r"unknown key\(s\) \['potential'\] in reward"),
-        ({"train": {"n_envs": True}}, [], "train.n_envs must be int"),
-        ({"train": {"vec_env": "ray"}}, [], "train.vec_env must be one of"),
-        ({"env": {"num_players": 6}}, [], "env.num_players must be in 3..5"),
-        ({"env": {"learner_seat": 4, "num_players": [3, 4]}}, [], "env.learner_seat"),
-        ({"env": {"learner_seat": "first"}}, [], "env.learner_seat"),
-        ({"reward": {"vp_scale": 0}}, [], "reward.vp_scale must be > 0"),
-        ({"reward": {"win": 0, "vp_margin": 0}}, [], "cannot both be 0"),
-        ({"opponents": {"weights": {"nobody": 1}}}, [], "unknown agent 'nobody'"),
-        ({"opponents": {"weights": {"random": -1}}}, [], "must be >= 0"),
-        ({"opponents": {"weights": {"random": float("nan")}}}, [], "must be a finite number"),
-        ({"reward": {"shaping": float("inf")}}, [], "must be a finite number"),
-        ({"out": 5}, [], "out must be str"),
-        ({"out": ""}, [], "out must be a folder path"),
-        ({"name": "../x"}, [], "plain folder name"),
+        ({"env": {"features": "battle"}}, [], "env.features: must be a list, got 'battle'"),
+        (
+            {"ppo": {"action_head": "battle"}},
+            [],
+            r"ppo.action_head: battle reads .* set env.features: \[battle\]",
+        ),
+        ({"reward": {"potential": "expected"}}, [], "reward: unknown key 'potential'"),
+        ({"train": {"n_envs": True}}, [], "train.n_envs: must be an int, got True"),
+        ({"train": {"vec_env": "ray"}}, [], "train.vec_env: must be one of"),
+        ({"env": {"num_players": 6}}, [], "env.num_players: must be in 3..5"),
+        (
+            {"env": {"learner_seat": 4, "num_players": [3, 4]}},
+            [],
+            "env.learner_seat: must be below the smallest player count 3, got 4",
+        ),
+        (
+            {"env": {"learner_seat": "first"}},
+            [],
+            "env.learner_seat: must be an int or 'random', got 'first'",
+        ),
+        ({"reward": {"vp_scale": 0}}, [], "reward.vp_scale: must be > 0, got 0"),
+        ({"reward": {"win": 0, "vp_margin": 0}}, [], "reward: win and vp_margin cannot both be 0"),
+        (
+            {"opponents": {"weights": {"nobody": 1}}},
+            [],
+            "opponents.weights: unknown agent 'nobody'",
+        ),
+        (
+            {"opponents": {"weights": {"random": -1}}},
+            [],
+            "opponents.weights.random: must be >= 0, got -1",
+        ),
+        (
+            {"opponents": {"weights": {"random": float("nan")}}},
+            [],
+            "opponents.weights.random: must be a finite number",
+        ),
+        ({"reward": {"shaping": float("inf")}}, [], "reward.shaping: must be a finite number"),
+        ({"out": 5}, [], "out: must be a string, got 5"),
+        ({"out": ""}, [], "out: must be a folder path"),
+        ({"name": "../x"}, [], "name: must be a plain folder name"),
         ({"name": ".."}, [], "plain folder name"),
-        ({"opponents": {"weights": {"self_latest": 1}, "snapshot_every": 10}}, [], "non-self"),
-        ({"opponents": {"weights": {"random": 1, "self_past": 1}}}, [], "snapshot_every"),
-        ({"eval": {"opponents": ["heuristic:nerve=1"]}}, [], "unknown heuristic option"),
-        ({"eval": {"final_players": [2]}}, [], "eval player counts"),
-        ({"eval": {"games": -1}}, [], "eval.games must be >= 0"),
-        ({"eval": {"final_games": {"ismcts": 4}}}, [], r"names \['ismcts'\]"),
+        (
+            {"opponents": {"weights": {"self_latest": 1}, "snapshot_every": 10}},
+            [],
+            "opponents.weights: needs a positive weight on a non-self",
+        ),
+        (
+            {"opponents": {"weights": {"random": 1, "self_past": 1}}},
+            [],
+            "opponents.snapshot_every: must be > 0 when",
+        ),
+        (
+            {"eval": {"opponents": ["heuristic:nerve=1"]}},
+            [],
+            "eval.opponents: unknown heuristic option",
+        ),
+        ({"eval": {"final_players": [2]}}, [], r"eval.final_players\[0\]: must be >= 3, got 2"),
+        ({"eval": {"games": -1}}, [], "eval.games: must be >= 0"),
+        ({"eval": {"final_games": {"ismcts": 4}}}, [], r"eval.final_games: names \['ismcts'\]"),
         ({"name": "a/b"}, [], "plain folder name"),
-        ({"ppo": []}, [], "ppo must be a mapping"),
+        ({"ppo": []}, [], "ppo: must be a mapping, got \\[\\]"),
         ({}, ["ppo.n_steps"], "is not key=value"),
         ({}, ["ppo.clip_range=.inf"], "not allowed"),
     ],
@@ -122,7 +166,7 @@ def test_bad_configs_raise_clear_errors(data, overrides, message):
 def test_load_config_names_the_file(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text("ppo:\n  n_step: 3\n")
-    with pytest.raises(InvalidConfigError, match=r"c\.yaml: unknown key"):
+    with pytest.raises(InvalidConfigError, match=r"c\.yaml: ppo: unknown key 'n_step'"):
         load_config(path)
     with pytest.raises(InvalidConfigError, match="not found"):
         load_config(tmp_path / "missing.yaml")
@@ -153,14 +197,17 @@ def test_ppo_opponents_are_checked_before_any_work(tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("plots: maybe\n", "plots must be true or false"),
-        ("out: 5\n", "out must be a folder path"),
-        ("name: ../../x\n", "plain folder name"),
+        ("plots: maybe\n", "eval.yaml: plots: must be true or false, got 'maybe'"),
+        ("out: 5\n", "eval.yaml: out: must be a string, got 5"),
+        ("out: ' '\n", "eval.yaml: out: must be a folder path"),
+        ("games: 0\n", "eval.yaml: games: must be > 0, got 0"),
+        ("colour: 1\n", "eval.yaml: unknown key 'colour'"),
+        ("name: ../../x\n", "name: must be a plain folder name"),
         ("name: a/b\n", "plain folder name"),
     ],
 )
 def test_bad_evaluation_configs_raise_clear_errors(tmp_path, text, message):
-    from perikles_env.training.evaluation.config import load_config as load_eval_config
+    from perikles_env.evaluation.config import load_config as load_eval_config
 
     path = tmp_path / "eval.yaml"
     path.write_text(text + "matchups:\n  - agents: [random]\n    players: [3]\n")

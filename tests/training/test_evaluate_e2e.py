@@ -9,7 +9,8 @@ import pytest
 
 from perikles_env.agents import RandomAgent, register_agent
 from perikles_env.errors import InvalidConfigError
-from perikles_env.training.evaluate import evaluate, main
+from perikles_env.evaluation.cli import main
+from perikles_env.evaluation.tournament import evaluate
 
 
 def _numbers(run_dir: Path) -> dict:
@@ -136,7 +137,7 @@ def test_killed_evaluation_is_marked_interrupted_and_keeps_its_games(tmp_path: P
     root = Path(__file__).resolve().parents[2]
     args = ["--agents", "heuristic,random", "--players", "4", "--games", "200", "--out",
             str(tmp_path), "--name", "killed", "--quiet", "--no-plots"]
-    process = subprocess.Popen([sys.executable, "-m", "perikles_env.training.evaluate", *args],
+    process = subprocess.Popen([sys.executable, "-m", "perikles_env.evaluation.cli", *args],
                                cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     partial = tmp_path / "killed" / "games.partial.jsonl"
     deadline = time.time() + 120

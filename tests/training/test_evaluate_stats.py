@@ -7,11 +7,10 @@ import math
 
 import pytest
 
-from perikles_env.training.evaluate import build_jobs
-from perikles_env.training.evaluation.config import EvalConfig, expand_lineup
-from perikles_env.training.evaluation.results import summarise_matchup
-from perikles_env.training.evaluation.runner import GameRecord, game_seeds, seat_lineup
-from perikles_env.training.evaluation.stats import (
+from perikles_env.evaluation.config import EvalConfig, expand_lineup
+from perikles_env.evaluation.results import summarise_matchup
+from perikles_env.evaluation.runner import GameRecord, game_seeds, seat_lineup
+from perikles_env.evaluation.stats import (
     bootstrap_mean_ci,
     fractional_ranks,
     head_to_head,
@@ -19,6 +18,7 @@ from perikles_env.training.evaluation.stats import (
     wilson_interval,
     win_shares,
 )
+from perikles_env.evaluation.tournament import build_jobs
 
 
 def test_wilson_interval_known_values() -> None:

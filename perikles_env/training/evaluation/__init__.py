@@ -1,1 +1,1 @@
-"""Parts of the evaluator: game runner, statistics, results, report, plots, config."""
+"""Aliases of the evaluator's modules; the evaluator is the package ``perikles_env.evaluation``."""

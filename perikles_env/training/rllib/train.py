@@ -226,7 +226,8 @@ def _write_summary(result: TrainResult) -> None:
 
 
 def _evaluate(cfg: RLlibConfig, checkpoint: Path, run_dir: Path, log: Callable) -> float:
-    from ..evaluate import evaluate, summary
+    from ...evaluation.cli import summary
+    from ...evaluation.tournament import evaluate
 
     spec = f"rllib:{checkpoint}"
     result = evaluate(

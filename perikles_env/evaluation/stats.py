@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 
 # Ranks and win shares follow the engine's one convention (docs/rules.md B.10).
-from ...engine.queries import fractional_ranks as fractional_ranks
-from ...engine.queries import win_shares as win_shares
+from perikles_env.engine.queries import fractional_ranks as fractional_ranks
+from perikles_env.engine.queries import win_shares as win_shares
 
 Z95 = 1.959963984540054  # two-sided 95 % normal quantile
 

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from perikles_env.files import atomic_write
 
-if TYPE_CHECKING:
-    from ..evaluate import EvalResult
+from .result import EvalResult
 
 
 def _pyplot():  # noqa: ANN202 - matplotlib module

@@ -11,15 +11,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from perikles_env.engine import MAX_GAME_DECISIONS
 from perikles_env.files import write_text
 
+from .result import EvalResult
 from .runner import GameRecord
-
-if TYPE_CHECKING:
-    from ..evaluate import EvalResult
 
 
 def _ci(low: float, high: float, digits: int = 1, pct: bool = False) -> str:

@@ -1,0 +1,241 @@
+"""Playing evaluation games: one job = one lineup, one seed, one seat rotation.
+
+Common random numbers: every lineup and every rotation plays the same list of game seeds,
+so differences between agents are not drowned by differences between deals. Rotation ``r``
+seats lineup entry ``i`` at seat ``(i + r) mod N``; all N rotations are played per seed.
+Agents act at the engine level through ``act_state`` on a clone of the game (so no agent
+can change the real game), each seat with its own ``numpy`` generator seeded from
+(game seed, rotation, seat). An illegal action is never replaced: it is counted, the game
+stops, the offender is ranked last and the others by their score at that moment. A game
+still unfinished after ``MAX_GAME_DECISIONS`` decisions (``Game.is_truncated``) stops and
+is recorded as truncated: no winner, every seat the same rank, its VP as they stood.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from perikles_env.agents import Agent, game_for, make_agent
+from perikles_env.engine import Game, GameConfig
+from perikles_env.engine.queries import fractional_ranks, win_shares, winners_of
+
+# Agents built in this process, by spec (a PPO model is loaded once per worker). A ppo
+# checkpoint rewritten at the same path (periodic evaluation) is reloaded: its file's
+# modification time is part of the key.
+_AGENTS: dict[str, Agent] = {}
+_STAMPS: dict[str, float] = {}
+
+
+def _stamp(spec: str) -> float:
+    if not spec.startswith("ppo:"):
+        return 0.0
+    from perikles_env.agents import parse_spec
+
+    path = Path(parse_spec(spec)[1]["path"])
+    for candidate in (path, path.with_name(path.name + ".zip")):
+        if candidate.exists():
+            return candidate.stat().st_mtime
+    return 0.0
+
+
+def agent_for(spec: str) -> Agent:
+    stamp = _stamp(spec)
+    if spec not in _AGENTS or _STAMPS.get(spec) != stamp:
+        _AGENTS[spec] = make_agent(spec)
+        _STAMPS[spec] = stamp
+    return _AGENTS[spec]
+
+
+def forget_agent(spec: str | None = None) -> None:
+    """Drop one cached agent (or all) from this process."""
+    if spec is None:
+        _AGENTS.clear()
+        _STAMPS.clear()
+    else:
+        _AGENTS.pop(spec, None)
+        _STAMPS.pop(spec, None)
+
+
+def game_seeds(seed: int, count: int) -> list[int]:
+    """The shared list of game seeds (CRN): the same for every lineup and player count."""
+    state = np.random.SeedSequence(seed).generate_state(count, dtype=np.uint32)
+    return [int(s) for s in state]
+
+
+def seat_lineup(lineup: tuple[str, ...], rotation: int) -> list[str]:
+    """Agent spec per seat: lineup entry i sits at seat (i + rotation) mod N."""
+    n = len(lineup)
+    seats = [""] * n
+    for i, spec in enumerate(lineup):
+        seats[(i + rotation) % n] = spec
+    return seats
+
+
+@dataclass(frozen=True)
+class Job:
+    matchup: int
+    lineup: tuple[str, ...]
+    seed_index: int
+    seed: int
+    rotation: int
+    backend: str | None = None  # Game.new's backend option
+
+
+@dataclass
+class GameRecord:
+    """Outcome of one game, per seat."""
+
+    matchup: int
+    seed_index: int
+    seed: int
+    rotation: int
+    seats: list[str]
+    scores: list[int]
+    location_vp: list[int]
+    statues: list[int]
+    ranks: list[float]
+    win_share: list[float]
+    decisions: list[int]
+    think_seconds: list[float]
+    max_think_seconds: list[float]
+    cpu_seconds: list[float]
+    max_cpu_seconds: list[float]
+    illegal: list[int]
+    forfeit: int = -1
+    turns: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+    # every applied action id, in order: with seed and seats, a game record that
+    # ``python -m perikles_env.replay`` turns into a viewer (perikles_env/records.py)
+    actions: list[int] = field(default_factory=list)
+    # unfinished at MAX_GAME_DECISIONS (Game.is_truncated): no winner, all seats rank equal
+    truncated: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def play_job(job: Job) -> GameRecord:
+    """Play one evaluation game (see the module docstring)."""
+    seats = seat_lineup(job.lineup, job.rotation)
+    n = len(seats)
+    agents = [agent_for(spec) for spec in seats]
+    for agent in agents:
+        agent.reset()
+    rngs = [np.random.default_rng([job.seed, job.rotation, s]) for s in range(n)]
+    config = GameConfig(num_players=n, record_events=False)
+    game = Game.new(config, seed=job.seed, backend=job.backend)
+    decisions = [0] * n
+    think = [0.0] * n
+    slowest = [0.0] * n
+    cpu = [0.0] * n
+    cpu_slowest = [0.0] * n
+    illegal = [0] * n
+    forfeit = -1
+    actions: list[int] = []
+    while not game.is_terminal and not game.is_truncated:
+        p = game.current  # the seat to decide (never -1 before the end)
+        start, start_cpu = time.perf_counter(), time.process_time()
+        action = agents[p].act_state(game_for(agents[p], game), p, rngs[p])
+        spent, spent_cpu = time.perf_counter() - start, time.process_time() - start_cpu
+        decisions[p] += 1
+        think[p] += spent
+        slowest[p] = max(slowest[p], spent)
+        cpu[p] += spent_cpu
+        cpu_slowest[p] = max(cpu_slowest[p], spent_cpu)
+        if not isinstance(action, (int, np.integer)) or not game.is_legal(int(action)):
+            illegal[p] += 1
+            forfeit = p
+            break
+        game.apply_action(int(action))
+        actions.append(int(action))
+    truncated = forfeit < 0 and game.is_truncated
+    scores = game.scores()
+    loc_vp = [game.location_vp(p) for p in range(n)]
+    statues = [game.statue_count(p) for p in range(n)]
+    keys = game.ranking_keys()
+    if forfeit >= 0:
+        keys[forfeit] = (-1, 0, 0)  # the offender ranks last
+    winners = winners_of(keys)
+    if truncated:  # no result: nobody wins, everybody shares the middle rank
+        keys, winners = [(0,)] * n, []
+    return GameRecord(
+        matchup=job.matchup,
+        seed_index=job.seed_index,
+        seed=job.seed,
+        rotation=job.rotation,
+        seats=seats,
+        scores=scores,
+        location_vp=loc_vp,
+        statues=statues,
+        ranks=fractional_ranks(keys),
+        win_share=win_shares(winners, n),
+        decisions=decisions,
+        think_seconds=think,
+        max_think_seconds=slowest,
+        cpu_seconds=cpu,
+        max_cpu_seconds=cpu_slowest,
+        illegal=illegal,
+        forfeit=forfeit,
+        turns=game.turn,
+        actions=actions,
+        truncated=truncated,
+    )
+
+
+def run_jobs(
+    jobs: list[Job],
+    workers: int = 1,
+    progress: bool = False,
+    on_record: Callable[[GameRecord], object] | None = None,
+) -> list[GameRecord]:
+    """Play every job, in worker processes when ``workers > 1``; results in job order.
+    ``on_record`` sees each record as soon as its game ends (in finishing order)."""
+    bar = _progress(len(jobs), progress)
+    results: list[GameRecord | None] = [None] * len(jobs)
+    done = on_record or (lambda record: None)
+    try:
+        if workers <= 1:
+            for i, job in enumerate(jobs):
+                results[i] = play_job(job)
+                done(results[i])
+                bar.update(1)
+        else:
+            import multiprocessing as mp
+
+            ctx = mp.get_context("spawn")  # safe with torch (PPO agents) and threads
+            with ctx.Pool(processes=workers) as pool:
+                indexed = pool.imap_unordered(_play_indexed, list(enumerate(jobs)), chunksize=1)
+                for i, record in indexed:
+                    results[i] = record
+                    done(record)
+                    bar.update(1)
+    finally:
+        bar.close()
+    return [r for r in results if r is not None]
+
+
+def _play_indexed(item: tuple[int, Job]) -> tuple[int, GameRecord]:
+    i, job = item
+    return i, play_job(job)
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    if not enabled:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="game", desc="evaluate", dynamic_ncols=True)
