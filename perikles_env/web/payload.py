@@ -11,12 +11,14 @@ the same for every hidden state consistent with the seat's information
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from ..engine.game import Game
-from ..render.svg import PHASE_TITLES, board_svg
+from ..render.narrate import PHASE_TITLES, battle_odds
+from ..render.svg import board_svg
 from . import hotspots
-from .battle import battle_odds, commit_forecast
+from .forecast import commit_forecast
 from .moves import legal_moves
 
 FEED_SHOWN = 60  # the newest feed lines in each payload; the page asks for older ones
@@ -31,6 +33,18 @@ def status_line(game: Game, seat: int, names: Sequence[str]) -> str:
     if game.current == seat:
         return f"Your move (p{seat}): {phase}"
     return f"Waiting for p{game.current} ({names[game.current]}): {phase}"
+
+
+def battle(game: Game, seat: int) -> dict[str, Any] | None:
+    """The exact odds before a battle decision (``narrate.battle_odds``), with the seat's
+    own choices when it is the one to decide."""
+    odds = battle_odds(game, seat)
+    if odds is None:
+        return None
+    out = {k: v for k, v in asdict(odds).items() if k != "options"}
+    out["options"] = [{"action": a, "words": w, "p_round": pr, "p_location": pl}
+                      for a, w, pr, pl in odds.options]
+    return out
 
 
 def seat_payload(
@@ -61,7 +75,7 @@ def seat_payload(
         "winners": [int(p) for p in game.winners()] if game.is_terminal else [],
         "board": board,
         "moves": [m.to_json() for m in moves],
-        "battle": battle_odds(game, seat),
+        "battle": battle(game, seat),
         "forecast": commit_forecast(game, seat),
         "feed": list(feed[-FEED_SHOWN:]),
         "feed_total": len(feed),

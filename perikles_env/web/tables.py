@@ -24,11 +24,11 @@ from typing import Any
 
 from ..agents import Agent, AgentError, make_agent
 from ..engine import Game, GameConfig
+from ..engine import new_game
 from ..errors import PeriklesError
 from ..files import write_text
 from ..records import GameRecord, RecordError, read_records
-from ..render.words import event_text
-from .moves import move_words
+from ..render.narrate import describe_action, describe_events, who
 
 HUMAN = "human"
 SEATS_FORMAT = "perikles-web-seats-1"
@@ -66,9 +66,10 @@ class Table:
     actions: list[int] = field(default_factory=list)
     feed: list[list[dict[str, Any]]] = field(init=False)
     error: str = ""
+    _turn_start: int = field(default=0, init=False, repr=False)  # the turn's first event
 
     def __post_init__(self) -> None:
-        self.game = Game.new(GameConfig(num_players=len(self.seats)), seed=self.seed)
+        self.game = new_game(GameConfig(num_players=len(self.seats)), seed=self.seed)
         self.feed = [[] for _ in self.seats]
         self._narrate(-1, len(self.seats) * [""], 0)
 
@@ -94,7 +95,7 @@ class Table:
             raise TableError(f"action {action} ({g.action_to_str(action)}) is not legal now",
                              422)
         actor, seen = g.current, len(g.event_log)
-        words = [move_words(g, action, s) for s in range(g.n)]
+        words = [f"{who(actor, s)}: {describe_action(g, action, s)}" for s in range(g.n)]
         g.apply_action_checked(action)
         self.actions.append(int(action))
         self._narrate(actor, words, seen)
@@ -103,11 +104,16 @@ class Table:
 
     def _narrate(self, actor: int, words: list[str], seen: int) -> None:
         """Each seat's feed gets the new public events in words, or, when the move made
-        none, the move itself as that seat may know it."""
-        events = self.game.event_log[seen:]
+        none, the move itself as that seat may know it. Events are told with what the
+        turn's earlier events said (location names, the dice round's targets)."""
+        log = self.game.event_log
         for s, feed in enumerate(self.feed):
-            lines = [event_text(e, s) for e in events] or [words[s]]
-            feed += [{"step": self.step, "actor": actor, "text": t} for t in lines if t]
+            lines = describe_events(log[self._turn_start:], s, seen - self._turn_start)
+            feed += [{"step": self.step, "actor": actor, "text": t}
+                     for t in lines or [words[s]] if t]
+        for i in range(seen, len(log)):
+            if log[i][0] in ("setup", "new_turn"):
+                self._turn_start = i
 
     def save(self) -> None:
         record = GameRecord(self.seed, len(self.seats), self.names, self.actions)

@@ -20,7 +20,7 @@ function el(tag, text, attrs) {
 
 function percent(p) { return Math.round(p * 100) + " %"; }
 
-function words(move) { return move.path.join(" › "); }
+function words(move) { return move.words; }
 
 // ---- sending a move ---------------------------------------------------------------------
 
@@ -65,6 +65,7 @@ function render(p) {
   state = p;
   if (fresh) { prefix = []; target = null; $("confirm").hidden = true; }
   document.title = (p.to_act === p.seat ? "▶ " : "") + "Perikles · p" + p.seat;
+  document.body.dataset.step = p.step;  // which state the page shows (tests wait on it)
   $("status").textContent = p.status + (p.error ? " · " + p.error : "");
   $("board").innerHTML = p.board;
   markTarget();
@@ -141,24 +142,24 @@ function renderBattle(b) {
   const box = $("battle");
   box.hidden = !b;
   if (!b) return;
-  box.replaceChildren(el("h2", "Battle at " + b.location));
-  const rows = el("table");
-  for (const r of b.rounds) {
-    const tr = el("tr");
-    tr.append(el("td", r.unit + " round"), el("td", "attack " + r.attack),
-              el("td", "defence " + r.defence), el("td", r.kind === "dice" ? "dice" : r.kind));
-    rows.append(tr);
-  }
-  box.append(rows);
-  box.append(el("p", "Tokens: attacker " + b.tokens[0] + ", defender " + b.tokens[1] +
-                (b.doubled ? " · strength doubled this round" : "")));
-  box.append(el("p", "The attack takes the location: " + percent(b.attack_wins),
-                {"class": "odds", id: "odds"}));
+  box.replaceChildren(el("h2", "Battle at " + b.where + ": " + b.unit + " round"));
+  box.append(el("p", "Attack " + b.attack + " against defence " + b.defence + " (column " +
+                b.column + "): the attacker hits on " + b.need_attack + "+, the defender on " +
+                b.need_defence + "+ with two dice; 2 tokens win the round."));
+  box.append(el("p", "Tokens now: attacker " + b.tokens[0] + ", defender " + b.tokens[1]));
+  box.append(el("p", "The attacker wins this round " + percent(b.p_round) +
+                " and takes the location " + percent(b.p_location), {"class": "odds", id: "odds"}));
   if (b.options.length) {
-    const ul = el("ul", undefined, {id: "battle-options"});
-    for (const o of b.options) ul.append(el("li", o.words + ": attack wins " +
-                                            percent(o.attack_wins)));
-    box.append(el("h3", "Your choices"), ul);
+    const table = el("table", undefined, {id: "battle-options"});
+    const head = el("tr");
+    head.append(el("th", "your choice"), el("th", "round"), el("th", "location"));
+    table.append(head);
+    for (const o of b.options) {
+      const tr = el("tr");
+      tr.append(el("td", o.words), el("td", percent(o.p_round)), el("td", percent(o.p_location)));
+      table.append(tr);
+    }
+    box.append(el("h3", "The attacker's chances after each of your choices:"), table);
   }
 }
 
