@@ -134,7 +134,9 @@ class Table:
     def step(self, action: Any) -> int:
         """The learner's ``action``, then the agents' moves (``play_agents``); returns the
         decisions made. ``IllegalActionError`` (nothing changes) for an action that is not
-        a legal id now, unless an ``apply`` hook checks it."""
+        a legal id now, unless an ``apply`` hook checks it, or once the table is over."""
+        if self.over:
+            raise self.game.illegal_action_error(action, "the table is over")
         if self._apply is None:
             action_id = action_id_of(action)
             if action_id is None or not self.game.is_legal(action_id):

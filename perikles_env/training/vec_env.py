@@ -339,12 +339,16 @@ class ShardedVecEnv(_ProcessVecEnv):
         (``IllegalActionError``) before any shard steps: no game changes."""
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+            expected = f"expected {self.num_envs} integer action ids"
             reason = f"got shape {actions.shape} of dtype {actions.dtype}"
-            raise IllegalActionError("?", None, actions, "", None, reason)
+            raise IllegalActionError("?", None, actions, expected, None, reason)
         for i, action in enumerate(actions):
-            if not (0 <= action < self.masks.shape[1] and self.masks[i, action]):
+            size = self.masks.shape[1]
+            if not (0 <= action < size and self.masks[i, action]):
                 legal = np.flatnonzero(self.masks[i]).tolist()
-                raise IllegalActionError("?", None, action, repr(action), legal, f"env {i}")
+                why = "not legal now" if 0 <= action < size else f"out of range 0..{size - 1}"
+                raise IllegalActionError("?", None, int(action), repr(int(action)), legal,
+                                         f"env {i}: {why}")
         ends = self.starts[1:] + [self.num_envs]
         for remote, a, b in zip(self.remotes, self.starts, ends, strict=True):
             remote.send(("step", actions[a:b]))
