@@ -69,8 +69,14 @@ def _int(body: dict[str, Any], key: str, low: int, high: int) -> int:
 async def _body(request: Request) -> dict[str, Any]:
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise TableError("send a JSON body (Content-Type: application/json)", 415)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise TableError(f"the body is larger than {MAX_BODY} bytes", 413)
+        chunks.append(chunk)
     try:
-        body = json.loads(await request.body())
+        body = json.loads(b"".join(chunks))
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise TableError("the body is not valid JSON") from None
     if not isinstance(body, dict):
@@ -250,5 +256,4 @@ def create_app(server: GameServer, local_only: bool = True) -> Starlette:
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
         exception_handlers={TableError: refused, HTTPException: refused},
         lifespan=lifespan,
-        max_body_size=MAX_BODY,
     )

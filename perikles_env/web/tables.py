@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agents import Agent, AgentError, make_agent
-from ..engine import Game, GameConfig
-from ..engine import new_game
+from ..engine import Game, GameConfig, new_game
 from ..errors import PeriklesError
 from ..files import write_text
 from ..records import GameRecord, RecordError, read_records

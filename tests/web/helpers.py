@@ -9,8 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from perikles_env.engine import Game, GameConfig
-from perikles_env.engine import new_game
+from perikles_env.engine import Game, GameConfig, new_game
 from perikles_env.web.payload import seat_payload
 from perikles_env.web.tables import Table, Tables
 

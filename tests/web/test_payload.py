@@ -17,9 +17,9 @@ from perikles_env.engine.determinize import determinize
 from perikles_env.engine.information import known_cities
 from perikles_env.engine.phases import Phase
 from perikles_env.engine.queries import ROUND_DICE, odds_inputs
+from perikles_env.render.narrate import class_words
 from perikles_env.render.svg import board_svg
 from perikles_env.web import hotspots
-from perikles_env.render.narrate import class_words
 from perikles_env.web.moves import legal_moves
 from perikles_env.web.payload import battle, seat_payload
 
@@ -112,7 +112,7 @@ def test_hotspots_lie_on_the_boxes_the_board_draws(played):
 
 def test_every_legal_move_has_words_and_a_board_place_that_exists(played):
     seen_kinds = set()
-    for table, games in played:
+    for _table, games in played:
         for game in games[:-1]:
             moves = legal_moves(game)
             assert sorted(m.action for m in moves) == game.legal_actions()

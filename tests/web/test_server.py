@@ -1,0 +1,203 @@
+"""The web server's API in-process (Starlette's test client): games are created from the
+page, moves are taken only from the seat whose token is sent and only on its turn, agents
+answer, and every bad request is a 4xx with a one-line JSON error that changes nothing."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from perikles_env.web.server import GameServer, create_app
+from perikles_env.web.tables import Tables
+
+HEADERS = {"Content-Type": "application/json"}
+
+
+@pytest.fixture
+def client(tmp_path):
+    server = GameServer(Tables(tmp_path), pace=0.0)
+    with TestClient(create_app(server), base_url="http://127.0.0.1") as c:
+        c.server = server
+        yield c
+
+
+def create(client, seats, seed=9):
+    reply = client.post("/api/games", json={"seats": seats, "seed": seed})
+    assert reply.status_code == 201, reply.text
+    return reply.json()
+
+
+def token_of(link: dict) -> str:
+    return link["link"].rsplit("/", 1)[1]
+
+
+def state(client, token):
+    reply = client.get(f"/api/seat/{token}")
+    assert reply.status_code == 200, reply.text
+    return reply.json()
+
+
+def wait_turn(client, token, timeout=30.0):
+    """The seat's payload once the agents have moved and it is its move (or the end)."""
+    end = time.monotonic() + timeout
+    while True:
+        s = state(client, token)
+        if s["finished"] or s["to_act"] == s["seat"]:
+            return s
+        assert time.monotonic() < end, "the agents did not move"
+        time.sleep(0.01)
+
+
+def test_a_game_created_from_the_page_is_played_through_the_seat_token(client) -> None:
+    game = create(client, ["heuristic", "human", "heuristic", "random"])
+    assert game["names"] == ["heuristic", "human", "heuristic", "random"]
+    [link] = game["links"]
+    assert link["seat"] == 1
+    token = token_of(link)
+    assert client.get(link["link"]).status_code == 200  # the seat's page
+    for _ in range(10):
+        s = wait_turn(client, token)
+        assert s["seat"] == 1 and s["moves"]
+        move = s["moves"][0]
+        reply = client.post(f"/api/seat/{token}/act", json={"action": move["action"],
+                                                             "step": s["step"]})
+        assert reply.status_code == 200, reply.text
+        assert reply.json()["step"] == s["step"] + 1
+    table = client.server.tables.by_id[game["id"]]
+    assert table.seats[1].token == token and table.step >= 10
+
+
+def bad_requests(token: str, other: str, step: int, action: int, illegal: int):
+    """(what, method, path, body, headers, status) for every kind of refused request."""
+    act = f"/api/seat/{token}/act"
+    good = {"action": action, "step": step}
+    return [
+        ("not JSON", "POST", act, "{action: 1", HEADERS, 400),
+        ("not an object", "POST", act, "[1, 2]", HEADERS, 400),
+        ("no content type", "POST", act, json.dumps(good), {}, 415),
+        ("missing action", "POST", act, json.dumps({"step": step}), HEADERS, 400),
+        ("missing step", "POST", act, json.dumps({"action": action}), HEADERS, 400),
+        ("action a string", "POST", act, json.dumps({"action": "1", "step": step}), HEADERS,
+         400),
+        ("action a bool", "POST", act, json.dumps({"action": True, "step": step}), HEADERS,
+         400),
+        ("action out of range", "POST", act, json.dumps({"action": 10**9, "step": step}),
+         HEADERS, 422),
+        ("negative action", "POST", act, json.dumps({"action": -3, "step": step}), HEADERS,
+         422),
+        ("illegal action", "POST", act, json.dumps({"action": illegal, "step": step}),
+         HEADERS, 422),
+        ("stale step", "POST", act, json.dumps({"action": action, "step": step + 1}),
+         HEADERS, 409),
+        ("another seat's turn", "POST", f"/api/seat/{other}/act", json.dumps(good), HEADERS,
+         409),
+        ("unknown token", "POST", "/api/seat/not-a-token/act", json.dumps(good), HEADERS, 404),
+        ("empty token", "GET", "/api/seat/%20", None, {}, 404),
+        ("unknown token page", "GET", "/seat/guess", None, {}, 404),
+        ("unknown token log", "GET", "/api/seat/guess/log", None, {}, 404),
+        ("GET on act", "GET", act, None, {}, 405),
+        ("body too big", "POST", act, json.dumps({**good, "pad": "x" * 10_000}), HEADERS,
+         413),
+        ("no such route", "GET", "/api/seat/" + token + "/view/2", None, {}, 404),
+        ("games not a list", "POST", "/api/games", json.dumps({"seats": "human"}), HEADERS,
+         400),
+        ("ppo from the page", "POST", "/api/games",
+         json.dumps({"seats": ["human", "ppo:/etc/passwd", "random"]}), HEADERS, 400),
+        ("bad seed", "POST", "/api/games",
+         json.dumps({"seats": ["human", "random", "random"], "seed": -1}), HEADERS, 422),
+    ]
+
+
+def human_turn(client, tokens: dict[int, str]) -> tuple[int, dict]:
+    """Wait until one of the human seats is to act: (seat, its payload)."""
+    end = time.monotonic() + 30
+    while True:
+        for seat, token in tokens.items():
+            s = state(client, token)
+            if s["to_act"] == seat:
+                return seat, s
+        assert time.monotonic() < end, "no human seat came to act"
+        time.sleep(0.01)
+
+
+def test_every_bad_request_is_a_4xx_with_a_one_line_json_error_and_changes_nothing(
+    client,
+) -> None:
+    game = create(client, ["human", "human", "heuristic", "heuristic"])
+    tokens = {link["seat"]: token_of(link) for link in game["links"]}
+    seat, s = human_turn(client, tokens)
+    mine, other = tokens[seat], tokens[1 - seat]
+    table = client.server.tables.by_id[game["id"]]
+    record = (table.folder / "record.jsonl").read_bytes()
+    legal = {m["action"] for m in s["moves"]}
+    illegal = next(a for a in range(100) if a not in legal)
+    for what, method, path, body, headers, status in bad_requests(
+        mine, other, s["step"], s["moves"][0]["action"], illegal
+    ):
+        reply = client.request(method, path, content=body, headers=headers)
+        assert reply.status_code == status, (what, reply.status_code, reply.text)
+        error = reply.json()["error"]
+        assert error and "\n" not in error, (what, error)
+        assert (table.folder / "record.jsonl").read_bytes() == record, what
+    assert state(client, mine) == s
+    assert len(client.server.tables.by_id) == 1  # no game was created either
+
+
+def test_a_token_shows_only_its_own_seat_and_acts_only_on_its_turn(client) -> None:
+    game = create(client, ["human", "heuristic", "human"], seed=4)
+    tokens = {link["seat"]: token_of(link) for link in game["links"]}
+    for seat, token in tokens.items():
+        s = state(client, token)
+        assert s["seat"] == seat and f"view of p{seat}" in s["board"]
+        assert s["feed"] == client.server.tables.by_id[game["id"]].feed[seat][-60:]
+    # the seat query string or a forged field does not change whose view it is
+    s = client.get(f"/api/seat/{tokens[0]}", params={"seat": 2, "viewer": 2}).json()
+    assert s["seat"] == 0
+    for _ in range(6):
+        seat, s = human_turn(client, tokens)
+        other = tokens[2 - seat]
+        assert state(client, other)["moves"] == []
+        assert 'id="hotspots"' not in state(client, other)["board"]
+        move = {"action": s["moves"][0]["action"], "step": s["step"]}
+        reply = client.post(f"/api/seat/{other}/act", json=move)
+        assert reply.status_code == 409 and "not yours" in reply.json()["error"]
+        reply = client.post(f"/api/seat/{tokens[seat]}/act", json=move)
+        assert reply.status_code == 200
+
+
+def test_the_websocket_pushes_the_seat_payload_after_every_change(client) -> None:
+    game = create(client, ["human", "heuristic", "heuristic"], seed=8)
+    token = token_of(game["links"][0])
+    with client.websocket_connect(f"ws://127.0.0.1/ws/{token}") as ws:
+        first = json.loads(ws.receive_text())
+        while first["to_act"] != 0:
+            first = json.loads(ws.receive_text())
+        assert first == state(client, token)
+        client.post(f"/api/seat/{token}/act",
+                    json={"action": first["moves"][0]["action"], "step": first["step"]})
+        update = json.loads(ws.receive_text())
+        assert update["step"] > first["step"] and update["seat"] == 0
+    with pytest.raises(WebSocketDisconnect) as closed, \
+            client.websocket_connect("ws://127.0.0.1/ws/unknown") as ws:
+        ws.receive_text()
+    assert closed.value.code == 4404
+
+
+def test_requests_to_another_host_name_are_refused(client) -> None:
+    assert client.get("/", headers={"Host": "evil.example"}).status_code == 400
+    assert client.get("/").status_code == 200
+
+
+def test_the_new_game_page_offers_no_file_agents_unless_the_server_does(tmp_path) -> None:
+    server = GameServer(Tables(tmp_path), pace=0.0, offered=["ppo:model.zip"])
+    with TestClient(create_app(server), base_url="http://127.0.0.1") as c:
+        agents = c.get("/api/options").json()["agents"]
+        assert agents[0] == "human" and "ppo:model.zip" in agents
+        assert not any(a in ("ppo", "rllib") for a in agents)
+    with TestClient(create_app(GameServer(Tables(tmp_path / "b"))),
+                    base_url="http://127.0.0.1") as c:
+        assert not any(a.startswith("ppo") for a in c.get("/api/options").json()["agents"])

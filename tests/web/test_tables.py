@@ -1,0 +1,120 @@
+"""Nothing is lost: a web game is written as a replay record after every decision, a new
+server continues it from its folder, and the record opens in the replay viewer."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import numpy as np
+import pytest
+
+from perikles_env.records import read_records, replay
+from perikles_env.replay import write_html
+from perikles_env.web.tables import Table, TableError, Tables
+
+from .helpers import agents_move, make_table
+
+
+def _record_state(table: Table):
+    record = read_records(table.folder / "record.jsonl")[0]
+    *_, (final, _) = replay(record)
+    return record, final
+
+
+def test_the_record_is_rewritten_after_every_decision(tmp_path) -> None:
+    table = make_table(tmp_path, ["human", "heuristic", "random", "heuristic"], 3)
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        agents_move(table, rng)
+        table.apply(table.game.legal_actions()[-1])
+        record, final = _record_state(table)
+        assert record.actions == table.actions
+        assert record.agents == ["human", "heuristic", "random", "heuristic"]
+        assert final.to_dict() == table.game.to_dict()
+    leftovers = [p.name for p in table.folder.iterdir()]
+    assert sorted(leftovers) == ["record.jsonl", "seats.json"]  # no temporary files
+
+
+def test_a_new_server_continues_every_game_from_its_folder(tmp_path) -> None:
+    tables = Tables(tmp_path)
+    one = tables.create(["human", "heuristic", "heuristic"], 1)
+    two = tables.create(["human", "random", "human", "heuristic", "random"], 2)
+    rng = np.random.default_rng(1)
+    for table in (one, two):
+        for _ in range(20):
+            agents_move(table, rng)
+            table.apply(table.game.legal_actions()[0])
+    (tmp_path / "0123456789ab").mkdir()  # a folder that cannot be loaded: left alone
+    (tmp_path / "0123456789ab" / "seats.json").write_text("{not json")
+    again = Tables(tmp_path)
+    loaded = again.load()
+    assert sorted(t.id for t in loaded) == sorted([one.id, two.id])
+    assert len(again.skipped) == 1 and "0123456789ab" in again.skipped[0]
+    for table in (one, two):
+        back = again.by_id[table.id]
+        assert back.actions == table.actions
+        assert back.game.to_dict() == table.game.to_dict()
+        assert back.feed == table.feed
+        assert back.names == table.names
+        for p, seat in enumerate(table.seats):
+            if seat.human:
+                assert again.seat(seat.token) == (back, p)
+    back = again.by_id[one.id]  # and the game goes on
+    back.apply(back.game.legal_actions()[0])
+    agents_move(back, rng)
+    assert back.step > one.step
+    assert read_records(back.folder / "record.jsonl")[0].actions == back.actions
+
+
+def test_the_record_opens_in_the_replay_viewer(tmp_path) -> None:
+    table = make_table(tmp_path, ["human", "heuristic", "heuristic", "heuristic"], 4)
+    rng = np.random.default_rng(2)
+    for _ in range(30):
+        agents_move(table, rng)
+        table.apply(table.game.legal_actions()[0])
+    out = tmp_path / "game.html"
+    write_html(read_records(table.folder / "record.jsonl")[0], out)
+    assert out.stat().st_size > 10_000 and "human" in out.read_text(encoding="utf-8")
+
+
+def test_an_illegal_action_changes_nothing(tmp_path) -> None:
+    table = make_table(tmp_path, ["human", "heuristic", "heuristic"], 5)
+    agents_move(table, np.random.default_rng(3))
+    before = (table.folder / "record.jsonl").read_bytes()
+    state, feed = table.game.to_dict(), [list(f) for f in table.feed]
+    illegal = next(a for a in range(200) if not table.game.is_legal(a))
+    for bad in (illegal, -1, 10**6):
+        with pytest.raises(TableError, match="not legal") as info:
+            table.apply(bad)
+        assert info.value.status == 422
+    assert (table.folder / "record.jsonl").read_bytes() == before
+    assert table.game.to_dict() == state and table.feed == feed and table.step == len(
+        json.loads(before)["actions"])
+
+
+def test_seat_tokens_stay_in_a_private_file_and_out_of_the_record(tmp_path) -> None:
+    table = make_table(tmp_path, ["human", "human", "heuristic"], 6)
+    seats = table.folder / "seats.json"
+    assert stat.S_IMODE(os.stat(seats).st_mode) == 0o600
+    tokens = [s.token for s in table.seats if s.human]
+    assert len(set(tokens)) == 2 and all(len(t) >= 32 for t in tokens)
+    record = (table.folder / "record.jsonl").read_text()
+    assert not any(t in record for t in tokens)
+    data = json.loads(seats.read_text())
+    assert [s["token"] for s in data["seats"] if s["spec"] == "human"] == tokens
+
+
+@pytest.mark.parametrize("specs, message", [
+    (["human", "heuristic"], "3 to 5 players"),
+    (["human"] * 6, "3 to 5 players"),
+    (["random", "heuristic", "random"], "at least one human"),
+    (["human", "heuristic", "alphazero"], "unknown agent"),
+    (["human", "heuristic:boldness=3", "random"], "unknown heuristic option"),
+])
+def test_a_table_that_cannot_be_seated_is_refused(tmp_path, specs, message) -> None:
+    tables = Tables(tmp_path)
+    with pytest.raises(TableError, match=message):
+        tables.create(specs)
+    assert list(tmp_path.iterdir()) == [] and tables.by_id == {}
