@@ -13,11 +13,21 @@ import importlib
 import shlex
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 
 class CliParser(argparse.ArgumentParser):
-    """``argparse`` whose errors are one line: ``prog: error: message`` (exit code 2)."""
+    """``argparse`` whose errors are one line: ``prog: error: message`` (exit code 2), and
+    whose ``--help`` quotes each option's default from the value the code uses (never a
+    copy that could drift)."""
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        text = action.help or ""
+        quoted = action.default not in (None, False, [], argparse.SUPPRESS)
+        if quoted and text != argparse.SUPPRESS and "default" not in text:
+            action.help = f"{text} (default: %(default)s)".lstrip()
+        return action
 
     def error(self, message: str) -> NoReturn:
         one_line = " ".join(str(message).split())

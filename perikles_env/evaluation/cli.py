@@ -59,19 +59,19 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument(
         "--games", type=int,
-        help=f"games per matchup (default {d['games']}; rounded up to whole rotations)",
+        help=f"games per matchup, rounded up to whole rotations (default: {d['games']})",
     )
     p.add_argument(
-        "--seed", type=int, help=f"base seed of the shared game seeds (default {d['seed']})"
+        "--seed", type=int, help=f"base seed of the shared game seeds (default: {d['seed']})"
     )
-    p.add_argument("--workers", type=int, help=f"worker processes (default {d['workers']})")
+    p.add_argument("--workers", type=int, help=f"worker processes (default: {d['workers']})")
     p.add_argument(
         "--backend",
         choices=("auto", "native", "python"),
         help="engine of every game (default: $PERIKLES_BACKEND, else auto: the C++ core where "
         "it is built; docs/native.md)",
     )
-    p.add_argument("--out", help=f"parent folder of the run folder (default {d['out']})")
+    p.add_argument("--out", help=f"parent folder of the run folder (default: {d['out']})")
     p.add_argument("--name", help="run folder name (default: a timestamp)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")

@@ -19,6 +19,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from perikles_env.files import write_text
 
+from .budget import Budget, BudgetBar
 from .selfplay import SelfPlayPool
 from .signals import StopRequest
 
@@ -61,8 +62,13 @@ class Clock:
     def total(self) -> float:
         return self._base + time.perf_counter() - self._start
 
+    @property
+    def training(self) -> float:
+        """Seconds of training (evaluation excluded): what the time limit counts."""
+        return self.total - self.state.eval_seconds
+
     def sync(self) -> None:
-        self.state.train_seconds = self.total - self.state.eval_seconds
+        self.state.train_seconds = self.training
 
 
 class StatsCallback(BaseCallback):
@@ -264,7 +270,7 @@ class BudgetLinearSchedule:
 
     Why: ``default.yaml`` stops on time, long before ``total_timesteps``; a step-based
     decay would still be near its start value when time runs out, and annealing the rate
-    to 0 was measured to help (docs/training.md, run L). ``time_remaining`` is set by
+    to 0 was measured to help (docs/results.md). ``time_remaining`` is set by
     ``TimeLimitCallback`` before each update. A resumed run rebuilds it from the config
     (model files hold no Python objects)."""
 
@@ -289,7 +295,7 @@ class TimeLimitCallback(BaseCallback):
         self.state = state
 
     def _used(self) -> float:
-        return self.clock.total - self.state.eval_seconds
+        return self.clock.total - self.state.eval_seconds  # as Clock.training
 
     def _on_step(self) -> bool:
         if self._used() >= self.seconds:
@@ -335,31 +341,39 @@ class UpdateThreadsCallback(BaseCallback):
 
 
 class ProgressCallback(BaseCallback):
-    """A tqdm bar over learner steps, with the rolling win rate and speed."""
+    """A bar over the run's budget: training minutes (``train.max_minutes``, evaluation
+    excluded) and learner steps (``train.total_timesteps``), whichever ends first, with the
+    speed of this session, the time left and the latest win rates."""
 
-    def __init__(self, stats: StatsCallback) -> None:
+    def __init__(self, stats: StatsCallback, budget: Budget, used: Callable[[], float]) -> None:
         super().__init__()
         self.stats = stats
-        self.bar: Any = None
+        self.budget = budget
+        self.used = used  # training seconds so far (the clock of the time limit)
+        self.bar: BudgetBar | None = None
+        self._start = (0.0, 0)
+        self._post = ""
 
     def _on_training_start(self) -> None:
-        from tqdm.auto import tqdm
-
-        total = self.locals["total_timesteps"]
-        self.bar = tqdm(total=total, initial=self.model.num_timesteps, unit="step", smoothing=0.05)
+        self.bar = BudgetBar(self.budget, "train")
+        self._start = (self.used(), self.model.num_timesteps)
 
     def _on_step(self) -> bool:
-        self.bar.update(self.training_env.num_envs)
+        assert self.bar is not None
+        seconds, steps = self.used(), self.model.num_timesteps
+        seconds0, steps0 = self._start
+        rate = (steps - steps0) / (seconds - seconds0) if seconds > seconds0 else None
+        self.bar.update(seconds, steps, rate=rate, extra=self._post)
         return True
 
     def _on_rollout_end(self) -> None:
         win = self.stats.win_rate()
         last_eval = self.stats.state.evals[-1] if self.stats.state.evals else {}
-        post = {} if win is None else {"win(train)": f"{win:.2f}"}
+        post = [] if win is None else [f"win(train) {win:.2f}"]
         for key, value in last_eval.items():
             if key.startswith("win_rate_vs_"):
-                post[key[len("win_rate_vs_") :]] = f"{value:.2f}"
-        self.bar.set_postfix(post, refresh=False)
+                post.append(f"{key[len('win_rate_vs_') :]} {value:.2f}")
+        self._post = ", ".join(post)
 
     def _on_training_end(self) -> None:
         if self.bar is not None:

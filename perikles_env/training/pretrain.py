@@ -35,10 +35,12 @@ from typing import Any
 import numpy as np
 
 from perikles_env.agents import game_for, make_agent
-from perikles_env.engine import NUM_ACTIONS, Game, GameConfig
+from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, new_game
 from perikles_env.single_agent import OpponentPool, RewardConfig
 from perikles_env.single_agent.rewards import RewardTracker
 from perikles_env.vector.encoder import game_encoder
+
+from .budget import Budget, BudgetBar
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,7 @@ def play_demo_game(job: DemoJob) -> Part:
     others = job.opponents.sample(rng, n - 1)
     specs = others[:seat] + [job.teacher] + others[seat:]
     recorded = [p for p in range(n) if specs[p] == job.teacher]
-    game = Game.new(GameConfig(num_players=n, record_events=False), seed=int(rng.integers(2**63)))
+    game = new_game(GameConfig(num_players=n, record_events=False), seed=int(rng.integers(2**63)))
     for spec in set(specs):
         _agent(spec).reset()
     trackers = {p: RewardTracker(job.reward, game, p) for p in recorded}
@@ -170,9 +172,12 @@ def collect_demos(
     gamma: float,
     workers: int = 1,
     features: tuple[str, ...] = (),
+    progress: bool = False,
 ) -> Demos:
     """Play demonstration games until at least ``decisions`` teacher decisions are recorded."""
     seeds = np.random.SeedSequence(seed)
+    bar = BudgetBar(Budget(steps=decisions, unit="decisions"), "imitation games", progress)
+    start = time.perf_counter()
     parts: list[Part] = []
     total = 0
     batch = max(workers, min(8 * workers, -(-decisions // 80)))  # ~80 decisions per game
@@ -199,7 +204,9 @@ def collect_demos(
             for r in results:
                 parts.append(r)
                 total += r[2].size
+            bar.update(time.perf_counter() - start, total, extra=f"{len(parts)} games")
     finally:
+        bar.close()
         if pool is not None:
             pool.terminate()  # every result is in; on an interrupt, stop at once
             pool.join()
@@ -239,9 +246,14 @@ def clone_policy(
     learning_rate: float,
     value_weight: float,
     seed: int,
+    progress: bool = False,
 ) -> list[dict[str, float]]:
     """Behaviour cloning of ``demos`` into an SB3 MaskableActorCriticPolicy (in place)."""
     import torch
+
+    budget = Budget(steps=epochs * len(demos), iterations=epochs, unit="samples")
+    bar = BudgetBar(budget, "imitation cloning", progress)
+    start_time = time.perf_counter()
 
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     rng = np.random.default_rng(seed)
@@ -276,6 +288,8 @@ def clone_policy(
                     hit = best[torch.arange(chosen.numel()), chosen]
                 sums["accuracy"] += float(hit.float().mean())
                 checked += 1
+                seen = epoch * len(demos) + start + idx.size
+                bar.update(time.perf_counter() - start_time, seen, epoch)
         row = {
             "epoch": epoch + 1,
             "policy_loss": sums["policy_loss"] / batches,
@@ -283,6 +297,7 @@ def clone_policy(
             "accuracy": sums["accuracy"] / checked,
         }
         history.append({k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()})
+    bar.close()
     policy.set_training_mode(False)
     return history
 
@@ -310,6 +325,7 @@ def pretrain(model: Any, config: Any, progress: bool = True) -> dict[str, Any]:
         gamma=config.ppo.gamma,
         workers=section.workers,
         features=tuple(config.env.features),
+        progress=progress,
     )
     collected = time.perf_counter() - start
     if progress:
@@ -325,6 +341,7 @@ def pretrain(model: Any, config: Any, progress: bool = True) -> dict[str, Any]:
         learning_rate=section.learning_rate,
         value_weight=section.value_weight,
         seed=config.seed,
+        progress=progress,
     )
     seconds = time.perf_counter() - start
     if progress:

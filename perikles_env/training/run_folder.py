@@ -6,8 +6,9 @@ with their status, so an interrupted run can never pass for a finished one.
   still get two folders).
 * ``plain_folder_name`` accepts plain names only (no ``/``, ``..`` or leading ``.``).
 * ``status.json`` says ``running``, ``interrupted``, ``failed`` (with the error) or
-  ``complete`` (written atomically);
-  reports and results are written only at the end, atomically, before ``complete``.
+  ``complete`` (written atomically), with the process id and host; ``read_status`` reads a
+  ``running`` run whose process is gone as ``interrupted``. Reports and results are
+  written only at the end, atomically, before ``complete``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -72,17 +74,53 @@ def new_run_dir(out: str | Path, name: str) -> Path:
 
 
 def write_status(run_dir: Path, status: str, **details: Any) -> None:
-    record = {"status": status, "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **details}
+    """``status.json``: the status, the time, and the process and host writing it (so a
+    reader can tell a live run from one whose process was killed)."""
+    record = {
+        "status": status,
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        **details,
+    }
     write_text(run_dir / STATUS, json.dumps(record, indent=1) + "\n")
 
 
+def process_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this machine (signal 0 checks, sends nothing)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
 def read_status(run_dir: Path) -> dict[str, Any]:
-    """The run's status record (``{}`` for folders written before status files existed)."""
+    """The run's status record (``{}`` if there is none). A ``running`` record whose process
+    is gone from this host reads ``interrupted`` (killed without a chance to say so), with
+    ``reason`` saying why."""
     try:
         data = json.loads((run_dir / STATUS).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    pid, host = data.get("pid"), data.get("host")
+    if data.get("status") == RUNNING and host == socket.gethostname() and isinstance(pid, int):
+        if not process_alive(pid):
+            return {**data, "status": INTERRUPTED, "reason": f"process {pid} on {host} is gone"}
+    return data
+
+
+def remove_temp_files(run_dir: Path) -> list[Path]:
+    """Delete the temporary files of atomic writes (``.snapshot_….zip.*.tmp``) that a killed
+    run left behind; returns them. Call only when no process writes ``run_dir``."""
+    found = sorted(p for p in run_dir.rglob(".*.tmp") if p.is_file())
+    for path in found:
+        path.unlink(missing_ok=True)
+    return found
 
 
 def resume_command(run_dir: Path) -> str:

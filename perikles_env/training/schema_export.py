@@ -48,7 +48,7 @@ def stale(folder: Path = FOLDER) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = CliParser(prog="python -m perikles_env.training.schema_export", description=__doc__)
-    p.add_argument("--out", type=Path, default=FOLDER, help=f"folder (default {FOLDER})")
+    p.add_argument("--out", type=Path, default=FOLDER, help="folder to write")
     p.add_argument("--check", action="store_true", help="only report stale files (exit 1)")
     args = p.parse_args(argv)
     if args.check:

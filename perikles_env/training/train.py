@@ -17,6 +17,7 @@ agent ``ppo:<run>/model.zip``), the final evaluations (``eval/``) and ``report.m
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 import time
 from collections.abc import Sequence
@@ -30,6 +31,7 @@ from perikles_env.cli import CliParser, command_line
 from perikles_env.errors import InvalidConfigError
 from perikles_env.files import write_text
 
+from .budget import Budget
 from .config import ACTION_HEADS, TrainConfig, load_config
 from .run_folder import (
     COMPLETE,
@@ -37,6 +39,8 @@ from .run_folder import (
     INTERRUPTED,
     RUNNING,
     new_run_dir,
+    read_status,
+    remove_temp_files,
     resume_command,
     write_status,
 )
@@ -248,6 +252,9 @@ def start_run(config: TrainConfig, run_dir: Path, resume: bool, command: str, st
     wall_start = time.perf_counter()
     torch.set_num_threads(config.train.torch_threads)
     checkpoint = latest_checkpoint(run_dir)[1] if resume else None
+    if resume:
+        for path in remove_temp_files(run_dir):  # left by a killed process's atomic writes
+            print(f"removed {path} (an unfinished write of the interrupted run)")
     write_text(run_dir / "config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False))
     write_status(run_dir, RUNNING, command=command)
     state = RunState.from_dict(checkpoint.extra["run_state"]) if checkpoint else RunState()
@@ -316,7 +323,8 @@ def make_callbacks(run: Run) -> tuple[list[Any], Any]:
     if config.train.max_minutes is not None:
         callbacks.append(TimeLimitCallback(config.train.max_minutes, clock, state))
     if config.train.progress_bar:
-        callbacks.append(ProgressCallback(stats))
+        budget = Budget(minutes=config.train.max_minutes, steps=config.train.total_timesteps)
+        callbacks.append(ProgressCallback(stats, budget, lambda: clock.training))
     if config.train.update_threads not in (None, config.train.torch_threads):
         callbacks.append(
             UpdateThreadsCallback(config.train.torch_threads, config.train.update_threads)
@@ -453,7 +461,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = CliParser(
         prog=PROG, description="Train a Perikles agent with MaskablePPO self-play."
     )
-    p.add_argument("--config", help="YAML config (configs/smoke.yaml, default.yaml, long.yaml)")
+    p.add_argument(
+        "--config", help="YAML config: a path, or a shipped name (smoke, default, long, ...)"
+    )
     p.add_argument(
         "--override",
         action="append",
@@ -467,7 +477,46 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="continue the run in RUN_DIR from its last checkpoint (its config.yaml is used; "
         "--override still applies, e.g. train.total_timesteps=...)",
     )
+    p.add_argument(
+        "--status",
+        metavar="RUN_DIR",
+        help="print the state of the run in RUN_DIR (running, interrupted, failed, complete)",
+    )
     return p.parse_args(argv)
+
+
+def status_line(run_dir: Path) -> str:
+    """One line on a run folder: its status (a killed run reads interrupted), its steps and
+    what to do next."""
+    record = read_status(run_dir)
+    if not record:
+        return f"{run_dir}: no status.json (not a run folder)"
+    status = record.get("status", "?")
+    parts = [f"{run_dir}: {status}"]
+    if record.get("reason"):
+        parts.append(f"({record['reason']})")
+    elif status == RUNNING:
+        parts.append(f"(process {record.get('pid')} on {record.get('host')})")
+    if record.get("timesteps") is not None:
+        parts.append(f"at {record['timesteps']:,} learner steps")
+    parts.append(f"since {record.get('time', '?')}")
+    if record.get("error"):
+        parts.append(f"error: {record['error']}")
+    if status in (INTERRUPTED, FAILED):
+        parts.append(f"; resume with: {resume_command(run_dir)}")
+    return " ".join(parts)
+
+
+def resumable(run_dir: Path) -> Path:
+    """``run_dir`` if a resume may start there: a run folder whose process is not alive."""
+    if not run_dir.is_dir():
+        raise InvalidConfigError(f"--resume: {str(run_dir)!r} is not a run folder")
+    record = read_status(run_dir)
+    if record.get("status") == RUNNING and record.get("host") == socket.gethostname():
+        raise InvalidConfigError(
+            f"--resume: {run_dir} is still running (process {record.get('pid')}); stop it first"
+        )
+    return run_dir
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -476,9 +525,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .checkpoints import latest_checkpoint
 
     args = parse_args(argv)
+    if args.status:
+        print(status_line(Path(args.status)))
+        return 0
     try:
         if args.resume:
-            run_dir = Path(args.resume)
+            run_dir = resumable(Path(args.resume))
             config = load_config(run_dir / "config.yaml", args.override)
             latest_checkpoint(run_dir)  # fails here, before any work, if none is intact
         elif args.config:

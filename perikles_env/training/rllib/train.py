@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import shutil
+import socket
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -30,8 +31,18 @@ from typing import Any
 import yaml
 
 from ...agents.rllib_policy import MODULE_ID, export_policy, model_config
-from ...cli import CliParser
+from ...cli import CliParser, command_line
 from ...errors import InvalidConfigError
+from ..budget import Budget
+from ..run_folder import (
+    COMPLETE,
+    FAILED,
+    INTERRUPTED,
+    RUNNING,
+    read_status,
+    remove_temp_files,
+    write_status,
+)
 from .config import RLlibConfig, load_config
 from .env import PeriklesMultiAgentEnv
 
@@ -142,7 +153,14 @@ def _prepare_run_dir(cfg: RLlibConfig, resume: bool) -> Path:
         )
     if resume and not _checkpoints(run_dir):
         raise InvalidConfigError(f"--resume: no checkpoint in {run_dir / 'checkpoints'}")
+    record = read_status(run_dir)
+    if record.get("status") == RUNNING and record.get("host") == socket.gethostname():
+        raise InvalidConfigError(f"{run_dir} is still running (process {record.get('pid')})")
     run_dir.mkdir(parents=True, exist_ok=True)
+    if resume:  # what a killed process left half written
+        remove_temp_files(run_dir)
+        for tmp in (run_dir / "checkpoints").glob(CHECKPOINT_PREFIX + "*.tmp"):
+            shutil.rmtree(tmp, ignore_errors=True)
     # a resumed run keeps its first config and records each later one beside it
     name = f"config.resumed-{time.strftime('%Y%m%d-%H%M%S')}.yaml" if resume else "config.yaml"
     (run_dir / name).write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
@@ -171,10 +189,28 @@ def train(
     address: str | None = None,
     resume: bool = False,
     log: Callable[[str], None] = print,
+    command: str = "",
 ) -> TrainResult:
     """Train until the budget is spent, checkpoint, and (with ``eval_games``) evaluate the
-    final policy with the project's evaluator against ``eval_opponents``."""
+    final policy with the project's evaluator against ``eval_opponents``. ``status.json``
+    says running, interrupted, failed or complete."""
     run_dir = _prepare_run_dir(cfg, resume)
+    write_status(run_dir, RUNNING, command=command)
+    try:
+        out = _train(cfg, run_dir, address, resume, log)
+    except KeyboardInterrupt as exc:
+        write_status(run_dir, INTERRUPTED, command=command, signal=str(exc) or "SIGINT")
+        raise
+    except Exception as exc:
+        write_status(run_dir, FAILED, command=command, error=f"{type(exc).__name__}: {exc}")
+        raise
+    write_status(run_dir, COMPLETE, command=command, iterations=out.iterations)
+    return out
+
+
+def _train(
+    cfg: RLlibConfig, run_dir: Path, address: str | None, resume: bool, log: Callable[[str], None]
+) -> TrainResult:
     _init_ray(cfg, address)
     algo = build_algorithm_config(cfg).build_algo()
     try:
@@ -185,6 +221,7 @@ def train(
             iteration = int(last.name[len(CHECKPOINT_PREFIX) :])
             log(f"resumed from {last}")
         checkpoint = None
+        budget = Budget(cfg.max_minutes, cfg.env_steps, cfg.iterations, unit="learner steps")
         start = time.perf_counter()
         with open(run_dir / "metrics.jsonl", "a") as metrics_file:
             while True:
@@ -195,7 +232,7 @@ def train(
                 env_steps = int(row["env_steps"])
                 metrics_file.write(json.dumps(row) + "\n")
                 metrics_file.flush()
-                log(f"iter {iteration}: {env_steps} learner steps, {seconds:.0f} s")
+                log(f"iter {iteration}: {budget.line(seconds, env_steps, iteration)}")
                 done = (
                     (cfg.iterations is not None and iteration >= cfg.iterations)
                     or (cfg.env_steps is not None and env_steps >= cfg.env_steps)
@@ -259,7 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         cfg = load_config(args.config, {"name": args.name} if args.name else None)
-        result = train(cfg, address=args.address, resume=args.resume)
+        command = command_line("perikles-train-rllib", argv)
+        result = train(cfg, address=args.address, resume=args.resume, command=command)
     except InvalidConfigError as exc:
         print(f"perikles-train-rllib: error: {exc}", file=sys.stderr)
         return 2
