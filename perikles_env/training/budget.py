@@ -77,10 +77,10 @@ class BudgetBar:
         if enabled:
             from tqdm.auto import tqdm
 
-            self.bar = tqdm(
+            name = desc.replace("{", "{{").replace("}", "}}")
+            self.bar = tqdm(  # the budget line is the bar's desc, shown after the bar
                 total=self.SCALE,
-                desc=desc,
-                bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}",
+                bar_format=name + ": {percentage:3.0f}%|{bar}| {desc}",
                 dynamic_ncols=True,
             )
 
@@ -92,7 +92,7 @@ class BudgetBar:
             return
         filled = int(self.SCALE * self.budget.fraction(seconds, steps, iterations))
         text = self.budget.line(seconds, steps, iterations, rate) + (f", {extra}" if extra else "")
-        self.bar.set_postfix_str(text, refresh=False)
+        self.bar.set_description_str(text, refresh=False)
         self.bar.update(max(0, filled - self.bar.n))
 
     def close(self) -> None:
