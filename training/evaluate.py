@@ -1,6 +1,6 @@
-"""``python -m training.evaluate`` from a clone runs ``perikles_env.training.evaluate``."""
+"""``python -m training.evaluate`` from a clone runs ``perikles-evaluate``."""
 
-from perikles_env.training.evaluate import main
+from perikles_env.evaluation.cli import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -179,7 +179,7 @@ class SelfPlayCallback(BaseCallback):
 
 
 class EvalCallback(BaseCallback):
-    """Every ``every`` learner steps: win rates against the baselines (training/evaluate.py)."""
+    """Every ``every`` learner steps: win rates against the baselines (the evaluator)."""
 
     def __init__(
         self,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from perikles_env.agents import AgentError, make_agent
 from perikles_env.analysis.encoding import check_features
@@ -44,13 +44,17 @@ Players = Annotated[int, Field(ge=D.MIN_PLAYERS, le=D.MAX_PLAYERS)]
 Backend = Literal["auto", "native", "python"]
 
 
-def check_spec(spec: str) -> None:
+def check_spec(spec: str) -> str:
     """Build the agent of a spec, so that unknown options and missing, damaged or unsafe
     ``ppo:`` model files fail at config time, before any work starts (a ``ValueError``)."""
     try:
         make_agent(spec)
     except AgentError as exc:
         raise ValueError(str(exc)) from None
+    return spec
+
+
+Spec = Annotated[str, AfterValidator(check_spec)]  # an agent spec that builds
 
 
 def check_backend(backend: str | None) -> str | None:
@@ -190,20 +194,13 @@ class TrainSection(Schema):
 class EvalSection(Schema):
     every: Count = 0
     games: Count | dict[str, Count] = 40
-    opponents: list[str] = Field(default_factory=lambda: ["random", "heuristic"], min_length=1)
+    opponents: list[Spec] = Field(default_factory=lambda: ["random", "heuristic"], min_length=1)
     players: Players = 4
     final_games: Count | dict[str, Count] = 400
     final_players: list[Players] = Field(default_factory=lambda: [4], min_length=1)
     workers: Positive = 2
     seed: Count = 1000
     agreement_games: Count = 0  # held-out heuristic games scoring the final model's agreement
-
-    @field_validator("opponents")
-    @classmethod
-    def _specs(cls, opponents: list[str]) -> list[str]:
-        for spec in opponents:
-            check_spec(spec)
-        return opponents
 
     @model_validator(mode="after")
     def _games_name_opponents(self) -> EvalSection:
@@ -223,8 +220,8 @@ class EvalSection(Schema):
 
 class PretrainSection(Schema):
     decisions: Count = 0
-    teacher: str = "heuristic"
-    opponents: dict[str, Weight] = Field(default_factory=lambda: {"random": 1.0}, min_length=1)
+    teacher: Spec = "heuristic"
+    opponents: dict[Spec, Weight] = Field(default_factory=lambda: {"random": 1.0}, min_length=1)
     epochs: Positive = 4
     batch_size: Positive = 256
     learning_rate: PositiveFloat = 1e-3
@@ -232,17 +229,9 @@ class PretrainSection(Schema):
     workers: Positive = 2
     agreement_games: Count = 0  # held-out heuristic games scoring the imitation (agreement.py)
 
-    @field_validator("teacher")
-    @classmethod
-    def _teacher(cls, spec: str) -> str:
-        check_spec(spec)
-        return spec
-
     @field_validator("opponents")
     @classmethod
     def _opponents(cls, opponents: dict[str, float]) -> dict[str, float]:
-        for spec in opponents:
-            check_spec(spec)
         if sum(opponents.values()) <= 0:
             raise ValueError(f"needs weights with a positive sum, got {opponents}")
         return opponents

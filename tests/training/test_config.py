@@ -147,7 +147,7 @@ def test_override_values_are_yaml_scalars():
         (
             {"eval": {"opponents": ["heuristic:nerve=1"]}},
             [],
-            "eval.opponents: unknown heuristic option",
+            r"eval.opponents\[0\]: unknown heuristic option",
         ),
         ({"eval": {"final_players": [2]}}, [], r"eval.final_players\[0\]: must be >= 3, got 2"),
         ({"eval": {"games": -1}}, [], "eval.games: must be >= 0"),

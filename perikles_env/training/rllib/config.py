@@ -19,7 +19,7 @@ from ...engine import data as D
 from ...environment.aec import REWARD_MODES
 from ...errors import InvalidConfigError
 from ...single_agent.opponents import OpponentPool
-from ..config import Positive, PositiveFloat, check_spec
+from ..config import Positive, PositiveFloat, Spec, check_spec
 from ..run_folder import folder_path, plain_folder_name
 from ..schema import Config, FieldError, build, read_yaml
 
@@ -63,7 +63,7 @@ class RLlibConfig(Config):
     # checkpoints and the final evaluation (the project's evaluator)
     checkpoint_every: Positive = 10  # iterations; the last iteration is always saved
     eval_games: Annotated[int, Field(ge=0)] = 0  # 0: no final evaluation
-    eval_opponents: list[str] = Field(default_factory=lambda: ["random"])
+    eval_opponents: list[Spec] = Field(default_factory=lambda: ["random"])
 
     _name = field_validator("name")(plain_folder_name)
     _out = field_validator("out")(folder_path)
@@ -74,13 +74,6 @@ class RLlibConfig(Config):
         for spec in OpponentPool.of(value).specs:  # InvalidConfigError on a bad value
             check_spec(spec)
         return value
-
-    @field_validator("eval_opponents")
-    @classmethod
-    def _eval_specs(cls, specs: list[str]) -> list[str]:
-        for spec in specs:
-            check_spec(spec)
-        return specs
 
     @model_validator(mode="after")
     def _across_keys(self) -> RLlibConfig:
