@@ -5,30 +5,39 @@
     python -m perikles_env.play --players 3 --opponents random --seed 7 --record games.jsonl
 
 You sit at ``--seat`` (default 0); the other seats get the ``--opponents`` specs in order,
-the last one repeated (agent registry names: random, heuristic, ismcts, ppo:<path>).
+the last one repeated (agent registry names: random, heuristic, ismcts, ppo:<path>). Each
+game gets a fresh random seed, printed at the start, unless ``--seed`` is given.
 
 At each of your decisions you see what happened since your last one, in words, then the
 part of the board that matters now (the cities while influence is placed, the locations
-and your hand while forces are committed, the battle while it is fought) and a short menu.
-Choices come in steps: in the commit phase, location, then side, then counter. Type the
-numbers one at a time or all at once (``3 2 1``); ``b`` goes back a step, ``u`` shows the
-whole board, ``?`` explains, ``q`` quits. ``--record FILE`` appends the game to a JSONL
-record that ``python -m perikles_env.replay`` turns into an HTML viewer. ``--auto SPEC``
-lets an agent play your seat too (a demo, or a test).
+and your hand while forces are committed, the battle and its odds while it is fought) and
+a short menu. Every choice has a key that does not change between prompts: a location's
+number, a city's number (1 Athens ... 6 Megara), a seat (``p2``), ``a``/``d`` for attack
+or defence, ``2h3`` for a Sparta hoplite 3, ``s`` for your special tile, ``0`` to end a
+step or pass. Choices come in steps (in the commit phase: location, then side, then
+counter); type the keys one at a time or all at once (``3 a 2h3``). ``b`` goes back a
+step, ``u`` shows the whole board, ``l`` the event log, ``?`` explains, ``q`` quits. A
+decision with a single legal answer (a battle round where your special cannot be played)
+is taken for you, and said.
+
+``--record FILE`` appends the game to a JSONL record that ``python -m perikles_env.replay``
+turns into an HTML viewer; it is written when the game ends, when you quit, and on Ctrl-C
+or Ctrl-D (then the exit code is 130 or 1). ``--auto SPEC`` lets an agent play your seat
+too (a demo, or a test).
 """
 
 from __future__ import annotations
 
+import random
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from .agents import Agent, AgentError, game_for, make_agent, split_specs
 from .cli import CliParser, non_negative_int, player_count, seed
-from .engine import Game, GameConfig, Phase
+from .engine import Game, GameConfig, Phase, new_game
 from .engine import actions as A
 from .engine import data as D
 from .environment.render import (
@@ -39,20 +48,33 @@ from .environment.render import (
     location_lines,
     render_text,
 )
-from .records import GameRecord, RecordError, append_record
-from .render.words import ROUND_NAMES, event_text, special_title, who
+from .records import GameRecord, RecordError, append_record, path_problem
+from .render.narrate import (
+    battle_summary,
+    city,
+    class_words,
+    describe_action,
+    describe_events,
+    location,
+    who,
+)
 
 Reader = Callable[[str], str]
 Writer = Callable[[str], None]
 
 HELP = """\
-How to answer: each menu lists numbered choices. Type a number and Enter; a choice with
-'...' opens the next step (in the commit phase: location, then side, then counter). You can
-type several numbers at once, e.g. '3 2 1'. Other keys:
-  b  back one step        u  the whole board       e  all events so far
-  ?  this help            q  quit the game
+How to answer: each menu lists its choices with their keys. Type a key and Enter; a choice
+with '...' opens the next step (in the commit phase: location, then side, then counter).
+Keys stay the same from one prompt to the next: locations and display tiles by their
+number, cities by number (1 Athens, 2 Sparta, 3 Argos, 4 Corinth, 5 Thebes, 6 Megara,
+7 Persia), seats as p0..p4, a/d attack/defend, a counter as its city's number, h or t and
+its strength (2h3: a Sparta hoplite 3), s your special tile, 0 end the step or pass. You
+can type several keys at once, e.g. '3 a 2h3'. Other keys:
+  b  back one step        u  the whole board       l  the event log so far
+  ?  this help            q  quit the game (the record is kept)
 Counters: H = hoplite, T = trireme, then the strength; '?' marks a face-down counter whose
 strength you cannot know. Player seats are p0..p4; you are marked '(you)'."""
+COMMANDS = ("b", "u", "l", "?", "q")
 
 
 # ---- what to show now ----------------------------------------------------------------------
@@ -73,109 +95,124 @@ def phase_view(game: Game, seat: int) -> str:
     elif g.phase in _POLITICS_PHASES:
         parts += [city_lines(g)]
     elif g.phase in (Phase.BATTLE_SPECIAL, Phase.CASUALTY):
-        parts += [location_lines(g, seat, [g.b_slot]), [_battle_line(g)]]
+        summary = battle_summary(g, seat)
+        parts += [location_lines(g, seat, [g.b_slot]), summary.splitlines() if summary else []]
     else:  # dead pool, commit, permission
         parts += [location_lines(g, seat), hand_lines(g, seat)]
     return "\n\n".join("\n".join(lines) for lines in parts if lines)
 
 
-def _battle_line(g: Game) -> str:
-    tile = D.LOCATION_TILES[g.loc_display[g.b_slot]]
-    rounds = tile.rounds
-    now = ""
-    if 0 <= g.b_round < len(rounds):
-        now = f"{ROUND_NAMES[D.UNIT_TYPE_NAMES[rounds[g.b_round]]]} round; "
-    return f"battle at {tile.name}: {now}tokens attacker {g.b_tokens[0]}, defender {g.b_tokens[1]}"
-
-
 # ---- menus ---------------------------------------------------------------------------------
 
-_PLAIN = {
-    "PLAY_PERIKLES": "play Perikles (2 cubes in any city)",
-    "END_PICK": "no special now",
-    "END_STEP": "end my commit step",
-    "GRANT": "grant permission",
-    "DENY": "deny permission",
-    "BATTLE_PASS": "pass (no special)",
-    "BATTLE_DOUBLE": "play my special: double the dice",
-}
+Step = tuple[str, str]  # (key, label)
 
 
-def _city(c: int) -> str:
-    return D.MILITARY_CITY_NAMES[c].capitalize()
+def _city_key(c: int) -> str:
+    return str(c + 1)
 
 
-def action_path(game: Game, action: int) -> list[str]:
-    """The menu steps that lead to ``action``: one label per step."""
+def action_path(game: Game, action: int) -> list[Step]:
+    """The menu steps that lead to ``action``: (key, label) per step. Keys depend only on
+    what the step names (a city, a location, a seat, a counter), never on its position in
+    the menu, so they stay the same from one prompt to the next."""
     kind, a1, a2, a3 = A.decode(action)
     g = game
     me = g.current
 
-    def seat(offset: int) -> str:
-        return who((me + offset) % g.n, you=me)
+    def seat(offset: int) -> Step:
+        q = (me + offset) % g.n
+        return f"p{q}", who(q, you=me)
 
     if kind == "PLACE":
         tile = D.LOCATION_TILES[g.loc_display[a2]]
-        unit = ROUND_NAMES[D.UNIT_TYPE_NAMES[D.CLASS_TYPE[a1]]]
+        home = D.CLASS_CITY[a1]
+        unit = D.UNIT_TYPE_NAMES[D.CLASS_TYPE[a1]].lower()
         return [
-            f"commit to location {a2 + 1}: {tile.name.capitalize()} "
-            f"({_city(tile.city)}, {tile.vp} VP)",
-            ("attack", "defend")[a3],
-            f"{_city(D.CLASS_CITY[a1])} {unit} {D.CLASS_STRENGTH[a1]} "
-            f"(you hold {g.pool[a1]})",
+            (str(a2 + 1), f"commit to {location(g, a2)}: {city(tile.city)}, {tile.vp} VP"),
+            ("ad"[a3], ("attack", "defend")[a3]),
+            (f"{_city_key(home)}{unit}{D.CLASS_STRENGTH[a1]}",
+             f"{class_words(a1)} (you hold {g.pool[a1]})"),
         ]
     if kind == "PROPOSE":
-        return [f"propose in {_city(a1)}", seat(a2)]
+        return [(_city_key(a1), f"propose in {city(a1)}"), seat(a2)]
     if kind == "ASSASSINATE":
-        target = "the alpha candidate" if a2 == A.ASSASSIN_ALPHA else (
-            "the beta candidate" if a2 == A.ASSASSIN_BETA else f"a cube of {seat(a2)}"
-        )
-        return [f"assassinate in {_city(a1)}", target]
+        if a2 in (A.ASSASSIN_ALPHA, A.ASSASSIN_BETA):
+            rank = "ab"[a2 == A.ASSASSIN_BETA]
+            target = (f"c{rank}", f"the {('alpha', 'beta')[a2 == A.ASSASSIN_BETA]} candidate")
+        else:
+            key, name = seat(a2)
+            target = (key, f"a cube of {name}")
+        return [(_city_key(a1), f"assassinate in {city(a1)}"), target]
     if kind == "ALKIBIADES_CUBE":
-        return ["play Alkibiades / move a cube", f"from {_city(a1)}", f"a cube of {seat(a2)}"]
+        steps = [(_city_key(a1), f"a cube from {city(a1)}"), seat(a2)]
+        if g.phase == Phase.ALKIBIADES_CUBE:
+            return steps
+        return [("s", "play Alkibiades: move 2 cubes")] + steps
     if kind == "PLAY_PLAGUE":
-        return ["play Plague", _city(a1)]
+        return [("s", "play Plague on a city"), (_city_key(a1), city(a1))]
+    if kind == "PLAY_PERIKLES":
+        return [("s", describe_action(g, action, me))]
     if kind == "SPEND_CUBE":
-        return ["spend a cube for extra forces", f"from {_city(a1)}"]
+        return [("s", "spend a cube for 2 more counters"), (_city_key(a1), f"from {city(a1)}")]
     if kind == "SLAVE_REVOLT":
-        return ["play Slave Revolt", "Sparta's hand" if a1 == 0 else f"location {a1}"]
+        where = "Sparta's leader's hand" if a1 == 0 else location(g, a1 - 1)
+        return [("r", "play Slave Revolt"), (str(a1), where)]
     if kind == "TAKE_TILE":
-        return [f"take tile {a1 + 1}: {D.influence_name(g.display[a1])}"]
+        return [(str(a1 + 1), describe_action(g, action, me))]
     if kind in ("SETUP_CUBE", "ANY_CITY", "ALKIBIADES_DEST"):
-        return [f"a cube to {_city(a1)}"]
+        return [(_city_key(a1), describe_action(g, action, me))]
     if kind == "SPARTA_FIRST":
-        return [f"{seat(a1)} commits first"]
+        return [(seat(a1)[0], describe_action(g, action, me))]
     if kind == "DEAD_POOL":
-        return [f"recover a {('hoplite', 'trireme')[a1]}"]
+        return [("ht"[a1], describe_action(g, action, me))]
     if kind == "CASUALTY":
-        return [f"lose the {_city(a1)} counter"]
+        return [(_city_key(a1), describe_action(g, action, me))]
     if kind == "BATTLE_TOKEN":
-        name = special_title(D.SPECIAL_NAMES[g.special[me]]) if g.special[me] >= 0 else "token"
-        return [f"play {name} for the {('attacker', 'defender')[a1]}"]
-    return [_PLAIN.get(kind, g.action_to_str(action))]
+        return [("ad"[a1], describe_action(g, action, me))]
+    keys = {"END_PICK": "0", "END_STEP": "0", "BATTLE_PASS": "0", "BATTLE_DOUBLE": "s",
+            "GRANT": "y", "DENY": "n"}
+    return [(keys[kind], describe_action(g, action, me))]
 
 
 @dataclass
 class Menu:
-    """Legal actions as a tree of labelled steps; ``prefix`` is the path chosen so far."""
+    """Legal actions as a tree of keyed steps; ``prefix`` is the keys chosen so far."""
 
-    paths: list[tuple[list[str], int]]
+    paths: list[tuple[list[Step], int]]
     prefix: tuple[str, ...] = ()
 
-    def options(self) -> list[tuple[str, int | None]]:
-        """(label, action if this choice completes one) at the current step, in order."""
+    def options(self) -> list[tuple[str, str, int | None]]:
+        """(key, label, action if this choice completes one) at the current step."""
         depth = len(self.prefix)
-        out: list[tuple[str, int | None]] = []
-        seen: dict[str, int] = {}
+        out: list[tuple[str, str, int | None]] = []
+        seen: set[str] = set()
         for path, action in self.paths:
-            if tuple(path[:depth]) != self.prefix:
+            if tuple(k for k, _ in path[:depth]) != self.prefix:
                 continue
-            label = path[depth]
-            leaf = action if len(path) == depth + 1 else None
-            if label not in seen:
-                seen[label] = len(out)
-                out.append((label, leaf))
+            key, label = path[depth]
+            if key not in seen:
+                seen.add(key)
+                out.append((key, label, action if len(path) == depth + 1 else None))
         return out
+
+    def labels(self) -> list[str]:
+        """The labels of the steps chosen so far."""
+        for path, _action in self.paths:
+            if tuple(k for k, _ in path[: len(self.prefix)]) == self.prefix:
+                return [label for _, label in path[: len(self.prefix)]]
+        return []
+
+
+def flush_typeahead() -> None:
+    """Drop keys typed before the prompt appeared (while agents moved): they were meant for
+    an earlier menu. Only on a terminal; piped input is read as it comes."""
+    try:
+        import termios
+
+        if sys.stdin.isatty():
+            termios.tcflush(sys.stdin, termios.TCIFLUSH)
+    except (ImportError, OSError, ValueError):
+        pass
 
 
 def choose(game: Game, seat: int, read: Reader, write: Writer) -> int | None:
@@ -186,35 +223,48 @@ def choose(game: Game, seat: int, read: Reader, write: Writer) -> int | None:
     while True:
         options = menu.options()
         if not pending:
-            step = " > ".join(menu.prefix)
+            step = " > ".join(menu.labels())
             write(f"\n{step + ':' if step else 'your move:'}")
-            for i, (label, leaf) in enumerate(options, start=1):
-                write(f"  {i:2d}. {label}{'' if leaf is not None else ' ...'}")
+            for key, label, leaf in options:
+                write(f"  {key:>4}. {label}{'' if leaf is not None else ' ...'}")
+            if read is input:
+                flush_typeahead()
             pending = read("choice (? help): ").split()
             if not pending:
                 continue
         token = pending.pop(0).lower()
-        if token in ("q", "quit", "exit"):
+        match = [(key, leaf) for key, _label, leaf in options if key == token]
+        if match:
+            key, leaf = match[0]
+            if leaf is not None:
+                return leaf
+            menu.prefix = (*menu.prefix, key)
+        elif token in ("q", "quit", "exit"):
             return None
-        if token in ("?", "h", "help"):
+        elif token in ("?", "help"):
             write(HELP)
         elif token == "u":
             write(render_text(game, seat))
-        elif token == "e":
-            write("\n".join(event_text(e, seat) for e in game.event_log))
+        elif token == "l":
+            write("\n".join(describe_events(game.event_log, seat)))
         elif token == "b":
             menu.prefix = menu.prefix[:-1]
-        elif token.isdecimal() and token.isascii() and 1 <= int(token) <= len(options):
-            label, leaf = options[int(token) - 1]
-            if leaf is not None:
-                return leaf
-            menu.prefix = (*menu.prefix, label)
         else:  # drop the rest of the line: it was meant for another menu
-            write(f"'{token}' is not a choice here: type 1 to {len(options)}, or ? for help")
+            keys = ", ".join(key for key, _label, _leaf in options)
+            write(f"'{token}' is not a choice here: type one of {keys}, or ? for help")
             pending = []
 
 
 # ---- the game ------------------------------------------------------------------------------
+
+
+class Interrupted(Exception):
+    """The human ended the game with Ctrl-C or Ctrl-D (the record, if any, is written)."""
+
+    def __init__(self, how: str, code: int, recorded: str | None) -> None:
+        where = f"; the game so far is recorded in {recorded}" if recorded else ""
+        super().__init__(f"game interrupted ({how}){where}")
+        self.code = code
 
 
 def play(
@@ -227,7 +277,9 @@ def play(
     auto: Agent | None = None,
     record: str | None = None,
 ) -> list[int] | None:
-    """Play one game; returns the final scores (None if the human quit)."""
+    """Play one game; returns the final scores (None if the human quit). Ctrl-C / Ctrl-D
+    (``KeyboardInterrupt`` / ``EOFError`` from ``read``) write the record and raise
+    ``Interrupted``."""
     others = list(opponents) + [opponents[-1]] * (players - 1 - len(opponents))
     agents: dict[int, Agent] = {}
     names: list[str] = []
@@ -237,35 +289,47 @@ def play(
         else:
             agents[p] = make_agent(others.pop(0))
             names.append(agents[p].describe())
-    game = Game.new(GameConfig(num_players=players), seed=seed)
+    game = new_game(GameConfig(num_players=players), seed=seed)
     rng = np.random.default_rng(seed)
     actions: list[int] = []
     write(f"Perikles, {players} players, seed {seed}. You are p{seat}; "
           + ", ".join(f"p{p}={a.describe()}" for p, a in agents.items())
           + ". Type ? at any prompt for help.")
+
+    def save() -> None:
+        if record:
+            append_record(record, GameRecord(seed, players, names, actions), game)
+
     seen = 0
-    quit_ = False
-    while not game.is_terminal:
-        p = game.current
-        if p == seat:
-            seen = _write_events(game, seen, seat, write)
-            if auto is not None:
-                action: int | None = auto.act_state(game_for(auto, game), p, rng)
+    try:
+        while not game.is_terminal:
+            p = game.current
+            if p == seat:
+                seen = _write_events(game, seen, seat, write)
+                legal = game.legal_actions()
+                if auto is not None:
+                    action: int | None = auto.act_state(game_for(auto, game), p, rng)
+                elif len(legal) == 1:
+                    action = legal[0]
+                    write(f"(your only choice here, taken: {describe_action(game, action, seat)})")
+                else:
+                    action = choose(game, seat, read, write)
+                if action is None:
+                    break
+                write(f"p{seat} (you): {describe_action(game, action, seat)}")
             else:
-                action = choose(game, seat, read, write)
-            if action is None:
-                quit_ = True
-                break
-            write(f"p{seat} (you): {' > '.join(action_path(game, action))}")
-        else:
-            action = agents[p].act_state(game_for(agents[p], game), p, rng)
-        game.apply_action_checked(action)
-        actions.append(int(action))
+                action = agents[p].act_state(game_for(agents[p], game), p, rng)
+            game.apply_action_checked(action)
+            actions.append(int(action))
+    except (KeyboardInterrupt, EOFError) as exc:
+        save()
+        how = "Ctrl-C" if isinstance(exc, KeyboardInterrupt) else "Ctrl-D: end of input"
+        raise Interrupted(how, 130 if isinstance(exc, KeyboardInterrupt) else 1, record) from None
     _write_events(game, seen, seat, write)
+    save()
     if record:
-        append_record(record, GameRecord(seed, players, names, actions), game)
         write(f"game recorded in {record}")
-    if quit_:
+    if not game.is_terminal:
         write("bye")
         return None
     write(render_text(game, seat))
@@ -276,8 +340,8 @@ def play(
 
 
 def _write_events(game: Game, seen: int, seat: int, write: Writer) -> int:
-    for event in game.event_log[seen:]:
-        write("  · " + event_text(event, seat))
+    for text in describe_events(game.event_log, seat, start=seen):
+        write("  · " + text)
     return len(game.event_log)
 
 
@@ -292,24 +356,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--opponents", default="heuristic",
         help="comma-separated agent specs for the other seats (last one repeated)",
     )
-    parser.add_argument("--seed", type=seed, default=0)
+    parser.add_argument("--seed", type=seed, default=None,
+                        help="game seed (default: a fresh random one, printed at the start)")
     parser.add_argument("--auto", metavar="SPEC", help="let this agent play your seat")
     parser.add_argument("--record", metavar="FILE", help="append the game to this JSONL record")
     args = parser.parse_args(argv)
     if args.seat >= args.players:
         parser.error(f"--seat must be in 0..{args.players - 1}, got {args.seat}")
-    if args.record and not Path(args.record).resolve().parent.is_dir():
-        parser.error(f"--record: folder of {args.record!r} does not exist")
+    if args.record:
+        problem = path_problem(args.record)
+        if problem:
+            parser.error(f"--record: {problem}")
+    game_seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     try:
         specs = split_specs(args.opponents)
         if not specs:
             raise AgentError("--opponents is empty")
         auto = make_agent(args.auto) if args.auto else None
-        play(args.players, args.seat, specs, args.seed, auto=auto, record=args.record)
+        play(args.players, args.seat, specs, game_seed, auto=auto, record=args.record)
     except (AgentError, RecordError) as exc:
         parser.error(str(exc))
-    except (EOFError, KeyboardInterrupt):
-        print("\nbye")
+    except Interrupted as exc:
+        print(f"\n{parser.prog}: {exc}", file=sys.stderr)
+        return exc.code
     return 0
 
 

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine import Game, GameConfig
+from .engine import Game, GameConfig, new_game
 from .errors import IllegalActionError, InvalidConfigError, PeriklesError
+from .files import atomic_write
 
 FORMAT = "perikles-record-1"
 
@@ -60,17 +62,44 @@ class GameRecord:
 
 
 def append_record(path: str | Path, record: GameRecord, game: Game) -> None:
-    """Add one game to a JSONL file (created if missing; earlier games are kept). The line
-    is written with one ``write`` and flushed to disk, so an interruption never leaves a
-    half line behind an earlier complete one."""
+    """Add one game to a JSONL file (created if missing; earlier games are kept). The file
+    is replaced atomically (old lines plus the new one, written to a temporary file that is
+    then renamed), so an interruption leaves the old file or the new one, never half a
+    line."""
     line = json.dumps(record.to_json(game), separators=(",", ":")) + "\n"
     path = Path(path)
-    if path.parent and not path.parent.exists():
-        raise RecordError(f"cannot write record: folder {str(path.parent)!r} does not exist")
-    with path.open("a", encoding="utf-8") as f:
-        f.write(line)
-        f.flush()
-        os.fsync(f.fileno())
+    problem = path_problem(path)
+    if problem:
+        raise RecordError(f"cannot write record: {problem}")
+    try:
+        old = path.read_bytes() if path.exists() else b""
+        if old and not old.endswith(b"\n"):
+            old += b"\n"
+        atomic_write(path, lambda f: f.write(old + line.encode("utf-8")))
+    except OSError as exc:
+        raise RecordError(f"cannot write record {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def path_problem(path: str | Path, overwrite: bool = True) -> str:
+    """Why a file cannot be written at ``path`` ("" if it can; ``overwrite=False``: an
+    existing file is a problem too). Tools check before any work, so a bad path costs
+    nothing and leaves nothing behind."""
+    path = Path(path)
+    shown = repr(str(path))
+    if path.is_dir():
+        return f"{shown} is a folder; give a file name"
+    if not path.parent.is_dir():
+        return f"folder {str(path.parent)!r} does not exist"
+    try:  # the real test: create (and remove) a file there
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError as exc:
+        return f"folder {str(path.parent)!r} is not writable ({exc.strerror or exc})"
+    if path.exists() and not overwrite:
+        return f"{shown} exists; pass --force to overwrite it"
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"{shown} is not writable"
+    return ""
 
 
 def read_records(path: str | Path) -> list[GameRecord]:
@@ -136,7 +165,7 @@ def replay(record: GameRecord) -> Iterator[tuple[Game, int | None]]:
     engine; an illegal one, or scores that differ from the recorded ones, raise
     ``RecordError`` (the record does not belong to this engine or was edited)."""
     try:
-        game = Game.new(GameConfig(num_players=record.players), seed=record.seed)
+        game = new_game(GameConfig(num_players=record.players), seed=record.seed)
     except InvalidConfigError as exc:
         raise RecordError(f"record cannot start a game: {exc}") from None
     for step, action in enumerate(record.actions):

@@ -5,9 +5,10 @@
 
 Records come from ``python -m perikles_env.play --record FILE`` or from the evaluator's
 ``games.jsonl`` (see ``perikles_env/records.py``). The page shows the SVG board at every
-decision, a step slider (keyboard: left/right arrows, PageUp/PageDown for 10 steps,
-Home/End), the event log in words, whose turn it is and what they chose, and a view
-selector: the public view (default) or what one player could see.
+decision, at the end of every turn and at the end of the game, a step slider (keyboard:
+left/right arrows, PageUp/PageDown for 10 steps, Home/End), the event log in words with
+what led to the board highlighted, the decision that led to it ("p2 chose: ..."), and a
+view selector: the public view (default) or what one player could see.
 
 The board pictures are split into sections (``render.board_sections``) and each distinct
 section is stored once, so a whole game with every player's view stays a few MB.
@@ -23,59 +24,71 @@ from typing import Any
 
 from .cli import CliParser, non_negative_int
 from .engine.game import Game
-from .records import GameRecord, RecordError, read_records, replay
-from .render.svg import HEIGHT, PHASE_TITLES, WIDTH, board_sections, svg_document
-from .render.words import action_words, event_text
+from .files import write_text
+from .records import GameRecord, RecordError, path_problem, read_records, replay
+from .render.narrate import PHASE_TITLES, describe_action, describe_events
+from .render.svg import HEIGHT, WIDTH, board_sections, svg_document
+from .render.turns import ends_a_turn, turn_end_states
 
 
 def viewer_data(record: GameRecord) -> dict[str, Any]:
-    """Everything the page needs: the section table, and per step the section ids of each
-    view, the status line per view, and the step's events in words."""
+    """Everything the page needs: the section table, and per frame the section ids of each
+    view, the status line, the decision that led to this board (who chose what, as each view
+    may know it) and how many events had happened by then. A frame is a decision point, an
+    end of turn (the board after the turn's battles and scoring, which no decision shows)
+    or the final board."""
     n = record.players
     views: list[int | None] = [None, *range(n)]
     sections: list[str] = []
     index: dict[str, int] = {}
-    frames = []
-    events: list[str] = []
-    seen = 0
+    frames: list[dict[str, Any]] = []
 
-    def ids(game: Game, viewer: int | None) -> list[int]:
+    def ids(game: Game, viewer: int | None, caption: str) -> list[int]:
         out = []
-        for s in board_sections(game, viewer, record.agents):
+        for s in board_sections(game, viewer, record.agents, caption):
             if s not in index:
                 index[s] = len(sections)
                 sections.append(s)
             out.append(index[s])
         return out
 
-    previous: Game | None = None
-    for game, action in replay(record):
-        log = game.event_log
-        events += [event_text(e) for e in log[seen:]]
-        seen = len(log)
-        actor = game.current if action is not None else -1
+    def frame(game: Game, chose: tuple[int, list[str]] | None, events: int, end: bool) -> None:
+        caption = f"end of turn {game.turn}" if end else ""
+        actor, words = chose if chose is not None else (-1, [""] * len(views))
         frames.append({
-            "views": [ids(game, v) for v in views],
-            "status": _status(game, record),
+            "views": [ids(game, v, caption) for v in views],
+            "status": _status(game, record, end),
             "actor": actor,
-            "chose": [
-                "" if action is None else action_words(game, action, v) for v in views
-            ],
-            "events": len(events),
+            "chose": words,
+            "events": events,
             "turn": game.turn,
-            "phase": game.phase.name,
+            "phase": "END_OF_TURN" if end else game.phase.name,
             "scores": game.scores(),
         })
-        previous = game
-    assert previous is not None
+
+    chose: tuple[int, list[str]] | None = None
+    before: tuple[Game, int] | None = None
+    final: Game | None = None
+    for game, action in replay(record):
+        log = game.event_log
+        if before is not None and ends_a_turn(log, len(before[0].event_log)):
+            for end in turn_end_states(*before):
+                frame(end, chose, len(end.event_log), end=True)
+                chose = None  # the decision is told once, at its first board
+        frame(game, chose, len(log), end=False)
+        if action is not None:
+            chose = (game.current, [describe_action(game, action, v) for v in views])
+            before = (game, action)
+        final = game
+    assert final is not None
     return {
-        "title": _title(record, previous),
+        "title": _title(record, final),
         "players": n,
         "agents": record.agents,
         "svg_head": svg_document([]).removesuffix("</svg>"),
         "sections": sections,
         "frames": frames,
-        "events": events,
+        "events": describe_events(final.event_log),
     }
 
 
@@ -85,7 +98,10 @@ def _title(record: GameRecord, final: Game) -> str:
     return f"Perikles, {record.players} players, seed {record.seed} ({lineup}; {end})"
 
 
-def _status(game: Game, record: GameRecord) -> str:
+def _status(game: Game, record: GameRecord, end_of_turn: bool = False) -> str:
+    if end_of_turn:
+        scores = ", ".join(f"p{p} {s}" for p, s in enumerate(game.scores()))
+        return f"end of turn {game.turn} · scores {scores}"
     where = f"turn {game.turn} · {PHASE_TITLES[game.phase]}"
     if game.is_terminal:
         return where + " · winner: " + ", ".join(f"p{p}" for p in game.winners())
@@ -94,14 +110,12 @@ def _status(game: Game, record: GameRecord) -> str:
 
 
 def write_html(record: GameRecord, out: Path) -> int:
-    """Write the viewer; returns its size in bytes."""
+    """Write the viewer atomically; returns its size in bytes."""
     data = viewer_data(record)
     payload = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
     html = _PAGE.replace("__DATA__", payload).replace("__TITLE__", _escape(data["title"]))
     html = html.replace("__WIDTH__", str(WIDTH)).replace("__HEIGHT__", str(HEIGHT))
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(out)
+    write_text(out, html)
     return len(html.encode("utf-8"))
 
 
@@ -129,13 +143,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         record = records[args.game - 1]
         source = Path(args.record)
         out = Path(args.output or source.with_name(f"{source.stem}-game{args.game}.html"))
-        if out.exists() and not args.force:
-            raise RecordError(f"{out} exists; pass --force to overwrite it")
-        if not out.parent.is_dir():
-            raise RecordError(f"output folder {str(out.parent)!r} does not exist")
+        problem = path_problem(out, overwrite=args.force)
+        if problem:
+            parser.error(f"-o/--output: {problem}")
         size = write_html(record, out)
     except RecordError as exc:
         parser.error(str(exc))
+    except OSError as exc:
+        parser.error(f"cannot write {str(out)!r}: {exc.strerror or exc}")
     print(f"wrote {out} ({size / 1e6:.1f} MB, {len(record.actions)} decisions)")
     return 0
 
@@ -202,13 +217,13 @@ function show(s) {
     data.svg_head + f.views[v].map(i => data.sections[i]).join("") + "</svg>";
   document.getElementById("status").textContent = f.status;
   document.getElementById("chose").textContent =
-    f.actor >= 0 ? "p" + f.actor + " chooses: " + f.chose[v] : "";
+    f.actor >= 0 ? "p" + f.actor + " chose: " + f.chose[v] : "";
   const since = step > 0 ? data.frames[step - 1].events : 0;
   const log = document.getElementById("log");
   log.replaceChildren(...data.events.slice(0, f.events).map((text, i) => {
     const li = document.createElement("li");
     li.textContent = text;
-    if (i >= since) li.className = "now";  // what the last decision led to
+    if (i >= since) li.className = "now";  // what led to this board
     return li;
   }));
   log.scrollTop = log.scrollHeight;

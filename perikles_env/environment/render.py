@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from ..engine import data as D
 from ..engine.game import Game
 from ..engine.information import known_cities, revealed_slot
+from ..render.narrate import ORDER_WORDS, PHASE_TITLES, influence_tile, special_title
 from ..render.svg import readable
 
 WIDTH = 100  # widest line of the board, in characters
@@ -43,7 +44,7 @@ def header_lines(game: Game, viewer: int) -> list[str]:
     game = readable(game)
     g = game
     return [
-        f"Perikles  turn {g.turn}  phase {g.phase.name}  to act: {_seat(g.current)}  "
+        f"Perikles  turn {g.turn}  {PHASE_TITLES[g.phase]}  to act: {_seat(g.current)}  "
         f"viewer: p{viewer}",
         *_wrap(
             "scores: ",
@@ -82,16 +83,25 @@ def influence_lines(game: Game, viewer: int) -> list[str]:
     game = readable(game)
     g = game
     n = g.n
-    shown = [f"{s + 1}:{D.influence_name(t)}" for s, t in enumerate(g.display) if t >= 0]
+    shown = [
+        f"{s + 1}:{influence_tile(D.influence_name(t)).removesuffix(' tile').replace(' ', '-')}"
+        for s, t in enumerate(g.display)
+        if t >= 0
+    ]
     own = g.special[viewer]
-    played = [f"{D.SPECIAL_NAMES[t]} (p{q})" for t, q in enumerate(g.special_played) if q >= 0]
+    played = [
+        f"{special_title(D.SPECIAL_NAMES[t])} (p{q})"
+        for t, q in enumerate(g.special_played)
+        if q >= 0
+    ]
     return [
         *_wrap("influence display: ", shown),
         *_wrap(
             "tiles held (2-shard/1-shard): ",
             [f"p{p}={g.held2[p]}/{g.held1[p]}" for p in range(n)],
         ),
-        f"your special tile: {D.SPECIAL_NAMES[own] if own >= 0 else 'none'}; still holding one: "
+        f"your special tile: {special_title(D.SPECIAL_NAMES[own]) if own >= 0 else 'none'}; "
+        "still holding one: "
         + (", ".join(f"p{p}" for p in range(n) if g.special[p] >= 0) or "-"),
         *_wrap("specials played: ", played),
     ]
@@ -105,13 +115,13 @@ def hand_lines(game: Game, viewer: int) -> list[str]:
     if any(g.pool):
         known = known_cities(g, viewer)
         hand = [
-            f"{D.class_name(k)}x{g.pool[k]}"
+            f"{_short(k)}x{g.pool[k]}"
             for k in D.EXISTING_CLASSES
             if g.pool[k] and known >> D.CLASS_CITY[k] & 1
         ]
         lines += _wrap("your hand: ", hand)
         lines += _wrap("all hands: ", _box_labels(g.pool, 0, "", 0, face_up=False))
-    dead = [f"{D.class_name(k)}x{g.dead[k]}" for k in D.EXISTING_CLASSES if g.dead[k]]
+    dead = [f"{_short(k)}x{g.dead[k]}" for k in D.EXISTING_CLASSES if g.dead[k]]
     return lines + _wrap("dead pool: ", dead)
 
 
@@ -127,7 +137,7 @@ def location_lines(game: Game, viewer: int, slots: Iterable[int] | None = None) 
         if t < 0:
             continue
         tile = D.LOCATION_TILES[t]
-        order = ("T>H", "H>T", "H")[tile.order]
+        order = ORDER_WORDS[tile.order]
         won = [p for p in range(g.n) if g.loc_claim[t] >> p & 1]
         status = (
             f"won by {','.join(f'p{p}' for p in won)}"
@@ -135,8 +145,8 @@ def location_lines(game: Game, viewer: int, slots: Iterable[int] | None = None) 
             else ("unclaimed" if g.loc_done[t] else "open")
         )
         lines.append(
-            f"slot {slot + 1}: {tile.name} ({D.CITY_NAMES[tile.city]}, {tile.vp} VP, "
-            f"{order}) {status}"
+            f"location {slot + 1}: {tile.name.capitalize()} "
+            f"({D.CITY_NAMES[tile.city].capitalize()}, {tile.vp} VP, {order}) {status}"
         )
         for side, side_name in ((0, "attack"), (1, "defend")):
             main = g.main[slot * 2 + side]
@@ -147,6 +157,11 @@ def location_lines(game: Game, viewer: int, slots: Iterable[int] | None = None) 
             if main >= 0 or parts:
                 lines += _wrap(f"    {side_name:6} main={_seat(main)} ", parts)
     return lines
+
+
+def _short(k: int) -> str:
+    """A counter class in the board's short form: 'Sparta-H3' (a Spartan hoplite 3)."""
+    return f"{D.MILITARY_CITY_NAMES[D.CLASS_CITY[k]].capitalize()}-{D.class_name(k).split('-')[1]}"
 
 
 def _box_labels(counts: list[int], base: int, prefix: str, known: int, face_up: bool) -> list[str]:
@@ -160,13 +175,13 @@ def _box_labels(counts: list[int], base: int, prefix: str, known: int, face_up: 
             classes = D.CLASSES_OF[city][unit_type]
             if visible:
                 out += [
-                    f"{prefix}{D.class_name(k)}x{counts[base + k]}"
+                    f"{prefix}{_short(k)}x{counts[base + k]}"
                     for k in classes
                     if counts[base + k]
                 ]
                 continue
             count = sum(counts[base + k] for k in classes)
             if count:
-                name = f"{D.MILITARY_CITY_NAMES[city]}-{D.UNIT_TYPE_NAMES[unit_type]}"
+                name = f"{D.MILITARY_CITY_NAMES[city].capitalize()}-{D.UNIT_TYPE_NAMES[unit_type]}"
                 out.append(f"{prefix}{name}?x{count}")
     return out

@@ -349,9 +349,9 @@ def _dice_round(a: list[Any], ctx: _Context) -> str:
         start = f"; tokens at the start: attacker {ta}, defender {td}"
     return (
         f"{UNIT_WORDS[unit].capitalize()} round at {ctx.where(slot)}: attack {att} against "
-        f"defence {dfc} (column {column}): each roll of two dice, the attacker hits on "
-        f"{need_a}+ ({_pct(chance_a)}), the defender on {need_d}+ ({_pct(chance_d)}); "
-        f"a hit is a token, 2 tokens win the round{start}"
+        f"defence {dfc}, column {column}: the attacker hits on {need_a}+ ({_pct(chance_a)}), "
+        f"the defender on {need_d}+ ({_pct(chance_d)}) with two dice; each hit is a token, "
+        f"2 tokens win{start}"
     )
 
 

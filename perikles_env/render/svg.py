@@ -37,9 +37,13 @@ def player_name(p: int) -> str:
     return f"p{p}"
 
 
-def board_svg(game: Game, viewer: int | None = None, labels: Sequence[str] = ()) -> str:
-    """The whole board as one SVG document (``labels``: optional agent names per seat)."""
-    return svg_document(board_sections(game, viewer, labels))
+def board_svg(
+    game: Game, viewer: int | None = None, labels: Sequence[str] = (), caption: str = ""
+) -> str:
+    """The whole board as one SVG document (``labels``: optional agent names per seat;
+    ``caption``: a header line in place of the phase and the player to act, e.g. "end of
+    turn 2" for a board between decisions)."""
+    return svg_document(board_sections(game, viewer, labels, caption))
 
 
 def svg_document(sections: Sequence[str]) -> str:
@@ -51,10 +55,12 @@ def svg_document(sections: Sequence[str]) -> str:
     return head + "".join(sections) + "</svg>"
 
 
-def board_sections(game: Game, viewer: int | None = None, labels: Sequence[str] = ()) -> list[str]:
+def board_sections(
+    game: Game, viewer: int | None = None, labels: Sequence[str] = (), caption: str = ""
+) -> list[str]:
     """The board's independent SVG groups, in drawing order."""
     view = _View(game, viewer)
-    sections = [_header(view), _players(view), _influence(view)]
+    sections = [_header(view, caption), _players(view), _influence(view)]
     sections += [_player(view, p, labels) for p in range(game.n)]
     sections += [_city(view, c) for c in range(D.NUM_CITIES)]
     sections += [_location(view, slot) for slot in range(D.LOCATION_SLOTS)]
@@ -137,13 +143,17 @@ def _group(name: str, body: list[str]) -> str:
 # ---- sections -----------------------------------------------------------------------------
 
 
-def _header(v: _View) -> str:
+def _header(v: _View, caption: str = "") -> str:
     g = v.g
     out = [_rect(0, 0, WIDTH, 38, "#2e2a24", rx=0)]
     out.append(_text(14, 26, "PERIKLES", size=18, weight="bold", fill="#f2d492"))
     turn = f"turn {g.turn} of {D.NUM_TURNS}"
-    out.append(_text(120, 25, f"{turn}  ·  {PHASE_TITLES[g.phase]}", size=14, fill="white"))
-    if g.is_terminal:
+    title = caption or PHASE_TITLES[g.phase]
+    weight = "bold" if caption else "normal"
+    out.append(_text(120, 25, f"{turn}  ·  {title}", size=14, weight=weight, fill="white"))
+    if caption:
+        status = ""
+    elif g.is_terminal:
         winners = ", ".join(player_name(p) for p in g.winners())
         status = f"winner: {winners}"
     else:
@@ -322,9 +332,22 @@ def _city(v: _View, c: int) -> str:
                              weight="bold", anchor="end"))
     yb = y0 + h - 8
     stack, hand = _forces_text(v, c)
-    out.append(_text(x0 + 8, yb - 14, f"defeats {g.defeats[c]} · {stack}", size=10))
-    out.append(_text(x0 + 8, yb, _clip(hand, 34), size=10))
+    lines = _hand_lines(hand)
+    out.append(_text(x0 + 8, yb - 14 * len(lines), f"defeats {g.defeats[c]} · {stack}", size=10))
+    for i, line in enumerate(lines):
+        out.append(_text(x0 + 8, yb - 14 * (len(lines) - 1 - i), line, size=10))
     return _group(f"city {D.CITY_NAMES[c]}", out)
+
+
+def _hand_lines(hand: str, width: int = 34) -> list[str]:
+    """A leader's hand on one line of the city card, or on two (hoplites, then triremes)
+    when it is too long for one: never cut off."""
+    if len(hand) <= width:
+        return [hand]
+    items = hand.split()[1:]
+    hoplites = [i for i in items if i.startswith("H")]
+    triremes = [i for i in items if not i.startswith("H")]
+    return ["hand " + " ".join(hoplites), "     " + " ".join(triremes)]
 
 
 def _location(v: _View, slot: int) -> str:

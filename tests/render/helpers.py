@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import xml.etree.ElementTree as ET
 
-from perikles_env.engine import Game, GameConfig, Phase
+from perikles_env.engine import Game, GameConfig, Phase, new_game
 from perikles_env.records import GameRecord
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -13,7 +13,7 @@ SVG_NS = "{http://www.w3.org/2000/svg}"
 
 def random_game(players: int, seed: int) -> tuple[Game, list[int]]:
     """A finished uniform-random game and its actions."""
-    game = Game.new(GameConfig(num_players=players), seed=seed)
+    game = new_game(GameConfig(num_players=players), seed=seed)
     chooser = random.Random(seed)
     actions = []
     while not game.is_terminal:
@@ -30,7 +30,7 @@ def random_record(players: int, seed: int) -> tuple[GameRecord, Game]:
 
 def commit_with_hidden_forces(players: int, seed: int) -> Game:
     """A commit-phase state with face-down counters on the board and in hands."""
-    game = Game.new(GameConfig(num_players=players), seed=seed)
+    game = new_game(GameConfig(num_players=players), seed=seed)
     chooser = random.Random(seed)
     while not (game.phase == Phase.COMMIT and sum(game.at) >= 6 and any(game.pool)):
         game.apply_action(chooser.choice(game.legal_actions()))

@@ -39,6 +39,8 @@ def assert_clean_failure(done: subprocess.CompletedProcess, *words: str) -> None
         (["--opponents", "ppo:missing.zip"], ["missing.zip"]),
         (["--auto", "nosuch"], ["unknown agent 'nosuch'"]),
         (["--record", "/nonexistent/folder/g.jsonl"], ["--record", "does not exist"]),
+        (["--record", "/tmp"], ["--record", "'/tmp' is a folder"]),
+        (["--record", "/proc/perikles.jsonl"], ["--record", "'/proc' is not writable"]),
         (["--bogus"], ["unrecognized arguments: --bogus"]),
     ],
 )
@@ -84,3 +86,23 @@ def test_replay_fails_cleanly(tmp_path) -> None:
     edited = tmp_path / "edited.jsonl"
     edited.write_text(good.read_text().replace('"actions":[', '"actions":[956,'))
     assert_clean_failure(run("perikles_env.replay", str(edited)), "action 1 of", "not legal")
+
+
+def test_a_folder_or_unwritable_output_is_refused_before_any_work(tmp_path) -> None:
+    """``replay -o DIR --force`` and an unwritable folder: one line, exit code 2, and no
+    stray temporary file beside the target."""
+    record, final = random_record(3, 2)
+    good = tmp_path / "good.jsonl"
+    from perikles_env.records import append_record
+
+    append_record(good, record, final)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    before = sorted(tmp_path.iterdir())
+    assert_clean_failure(
+        run("perikles_env.replay", str(good), "-o", str(folder), "--force"), "is a folder"
+    )
+    assert_clean_failure(
+        run("perikles_env.replay", str(good), "-o", "/proc/game.html"), "not writable"
+    )
+    assert sorted(tmp_path.iterdir()) == before and not any(folder.iterdir())

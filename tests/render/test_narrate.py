@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from perikles_env.engine import Game, GameConfig, Phase
+from perikles_env.engine import Game, GameConfig, Phase, new_game
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.render.narrate import (
@@ -35,7 +35,7 @@ RAW = re.compile(
 def _games(seeds=range(6)):
     for seed in seeds:
         players = 3 + seed % 3
-        game = Game.new(GameConfig(num_players=players), seed=seed, backend="python")
+        game = new_game(GameConfig(num_players=players), seed=seed, backend="python")
         yield game, random.Random(seed)
 
 
@@ -99,7 +99,7 @@ def test_dice_rolls_name_their_targets_and_tokens() -> None:
         ("round", 1, "H", "attack", "dice"),
     ]
     texts = describe_events(events)
-    assert "attacker hits on 10+ (17%)" in texts[1] and "defender on 5+ (83%)" in texts[1]
+    assert "attacker hits on 10+ (17%), the defender on 5+ (83%)" in texts[1]
     assert "tokens at the start: attacker 1, defender 0" in texts[1]
     assert texts[2] == (
         "Dice at Sicily (location 2): attacker rolls 8 (needs 10: miss), defender 11 "
@@ -113,7 +113,7 @@ def test_dice_rolls_name_their_targets_and_tokens() -> None:
 
 
 def _battle_state(seed: int) -> Game | None:
-    game = Game.new(GameConfig(num_players=4), seed=seed, backend="python")
+    game = new_game(GameConfig(num_players=4), seed=seed, backend="python")
     chooser = random.Random(seed)
     while not game.is_terminal:
         if game.phase == Phase.BATTLE_SPECIAL:
@@ -149,4 +149,4 @@ def test_battle_odds_match_the_dice() -> None:
     summary = battle_summary(game, game.current)
     assert summary is not None and odds.where in summary and "%" in summary
     assert [o[0] for o in odds.options] == game.legal_actions()
-    assert battle_odds(Game.new(GameConfig(num_players=3), seed=0, backend="python"), 0) is None
+    assert battle_odds(new_game(GameConfig(num_players=3), seed=0, backend="python"), 0) is None

@@ -17,8 +17,8 @@ from perikles_env.engine.determinize import determinize
 from perikles_env.engine.information import known_cities
 from perikles_env.errors import InvalidConfigError
 from perikles_env.render import HEIGHT, WIDTH, board_rgb, board_svg
-from perikles_env.render.raster import svg_to_rgb
 from perikles_env.render.narrate import special_title
+from perikles_env.render.raster import svg_to_rgb
 
 from .helpers import commit_with_hidden_forces, group_texts, svg_texts
 
@@ -155,9 +155,9 @@ def test_the_picture_shows_scores_leaders_and_own_special_only() -> None:
 def test_during_a_battle_everyone_sees_the_revealed_strengths() -> None:
     import random
 
-    from perikles_env.engine import Game, GameConfig
+    from perikles_env.engine import GameConfig, new_game
 
-    g = Game.new(GameConfig(num_players=4), seed=9)
+    g = new_game(GameConfig(num_players=4), seed=9)
     r = random.Random(9)
     while not (g.phase in (Phase.BATTLE_SPECIAL, Phase.CASUALTY) and g.b_round >= 0
                and sum(g.at[g.b_slot * 4 * D.NUM_CLASSES:(g.b_slot + 1) * 4 * D.NUM_CLASSES])):

@@ -14,7 +14,7 @@ import pexpect
 from perikles_env.records import read_records, replay
 
 PROMPT = r"choice \(\? help\): "
-OPTION = re.compile(r"^\s+(\d+)\. (.*?)(?: \.\.\.)?\r?$", re.M)
+OPTION = re.compile(r"^\s+(\w+)\. (.*?)(?: \.\.\.)?\r?$", re.M)
 
 
 def spawn(*args: str) -> pexpect.spawn:
@@ -30,7 +30,7 @@ def test_a_person_plays_a_whole_game_in_the_terminal(tmp_path) -> None:
                   "--seed", "5", "--record", str(record_path))
     child.expect(PROMPT)
     first_screen = child.before
-    assert "You are p1" in first_screen and "Setup: " not in first_screen
+    assert "You are p1" in first_screen and "SETUP_PLACE" not in first_screen
     child.sendline("?")
     child.expect("How to answer")
     child.expect(PROMPT)
@@ -44,6 +44,8 @@ def test_a_person_plays_a_whole_game_in_the_terminal(tmp_path) -> None:
     child.expect(PROMPT)
     child.sendline("99")
     child.expect("'99' is not a choice here")  # the menu is asked again: the loop reads it
+    child.expect(PROMPT)
+    child.sendline("")  # an empty line shows the menu again
 
     chooser = random.Random(5)
     screens: list[str] = []
@@ -59,7 +61,7 @@ def test_a_person_plays_a_whole_game_in_the_terminal(tmp_path) -> None:
             child.sendline("b")  # one step back from a sub-menu, then on
             went_back = True
             continue
-        child.sendline(str(chooser.randint(1, len(options))))
+        child.sendline(chooser.choice(options)[0])
     else:
         raise AssertionError("the game did not end")
     final_scores = [int(x) for x in re.findall(r"\d+", child.match.group(1))]
@@ -72,8 +74,8 @@ def test_a_person_plays_a_whole_game_in_the_terminal(tmp_path) -> None:
     assert "p1 (you) adds 1 cube to" in text and "takes the" in text
     assert re.search(r"p\d( \(you\))? proposes p\d( \(you\))? as (alpha|beta) candidate", text)
     # the commit phase is asked in steps: location, then side, then counter
-    assert "commit to location" in text and re.search(r"commit to location .* > (attack|defend)",
-                                                      text)
+    assert "commit to " in text and re.search(r"commit to .*\(location \d\).* > (attack|defend)",
+                                               text)
     [record] = read_records(record_path)
     *_, (final, _) = replay(record)
     assert final.is_terminal and final.scores() == final_scores == record.scores
@@ -84,10 +86,103 @@ def test_quitting_and_typing_several_steps_at_once(tmp_path) -> None:
     child.expect(PROMPT)
     child.sendline("u 1")  # two commands in one line: the whole board, then a setup cube
     child.expect("influence display:")
-    child.expect(r"p0 \(you\): a cube to")
+    child.expect(r"p0 \(you\): put a setup cube in Athens")
     child.expect(PROMPT)
     child.sendline("q")
     child.expect("bye")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def _record_of(path) -> tuple:
+    [record] = read_records(path)
+    *_, (state, _) = replay(record)
+    return record, state
+
+
+def test_ctrl_c_and_ctrl_d_keep_the_record_and_exit_non_zero(tmp_path) -> None:
+    for key, code, how in ((chr(3), 130, "Ctrl-C"), (chr(4), 1, "Ctrl-D")):
+        path = tmp_path / f"{code}.jsonl"
+        child = spawn("--players", "3", "--opponents", "random", "--seed", "4",
+                      "--record", str(path))
+        child.expect(PROMPT)
+        child.sendline("1")
+        child.expect(PROMPT)
+        child.send(key)
+        child.expect(f"game interrupted \\({how}")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == code or child.signalstatus is None and child.exitstatus == code
+        record, state = _record_of(path)
+        assert not state.is_terminal and record.actions and record.agents[0] == "you"
+        assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_keys_stay_the_same_between_prompts_and_typed_ahead_keys_are_dropped(tmp_path) -> None:
+    """The key of a choice names what it chooses: 'end my commit step' is always 0, a
+    location its number, whatever else is legal; keys typed while agents moved are
+    dropped, not applied to the next menu."""
+    child = spawn("--players", "3", "--opponents", "heuristic", "--seed", "9")
+    child.sendline("1")  # typed before the game has even started: must be dropped
+    child.expect(PROMPT)
+    child.sendline("u")  # the first prompt is still the first decision
+    child.expect(PROMPT)
+    assert "p0 (you):" not in child.before
+    child.sendline("1")
+    keys: dict[str, set[str]] = {}
+    chooser = random.Random(2)
+    for _ in range(400):
+        if child.expect([PROMPT, "game over"]) == 1:
+            break
+        screen = child.before
+        options = OPTION.findall(screen.split("\n\n")[-1])
+        for key, label in options:
+            keys.setdefault(label.split(":")[0], set()).add(key)
+        child.sendline(chooser.choice(options)[0])
+    child.sendline("q")
+    child.close()
+    assert keys["end my commit step"] == {"0"}
+    for label, seen in keys.items():
+        if label.startswith("commit to "):  # "commit to Pylos (location 3)" is always 3
+            assert seen == {re.search(r"location (\d)", label).group(1)}, (label, seen)
+
+
+def test_a_single_legal_answer_is_taken_and_said() -> None:
+    """A battle round where the human's special cannot be played asks nothing: the pass is
+    taken and the screen says so."""
+    from perikles_env.play import play
+
+    for seed in range(20):
+        out: list[str] = []
+        keys: list[str] = []
+
+        def write(text: str, out=out, keys=keys) -> None:
+            out.append(text)
+            found = OPTION.findall(text)
+            if found:
+                keys.append(found[0][0])
+
+        play(3, 0, ["heuristic"], seed=seed, read=lambda prompt, keys=keys: keys.pop(),
+             write=write)
+        text = "\n".join(out)
+        if "(your only choice here, taken: pass: play no battle special)" in text:
+            assert "0. pass: play no battle special" not in text.split("taken: pass")[0][-300:]
+            return
+    raise AssertionError("no forced pass in 20 games")
+
+
+def test_a_fresh_seed_unless_one_is_given() -> None:
+    seeds = set()
+    for _ in range(2):
+        child = spawn("--players", "3", "--opponents", "random")
+        child.expect(r"seed (\d+)\. You are p0")
+        seeds.add(child.match.group(1))
+        child.expect(PROMPT)
+        child.sendline("q")
+        child.expect(pexpect.EOF)
+    assert len(seeds) == 2
+    child = spawn("--players", "3", "--opponents", "random", "--seed", "77")
+    child.expect(r"seed 77\. You are p0")
+    child.sendline("q")
+    child.close()

@@ -11,10 +11,12 @@ import re
 
 import pytest
 
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import GameConfig, new_game
 from perikles_env.play import play
 from perikles_env.records import GameRecord, RecordError, append_record, read_records, replay
+from perikles_env.render.narrate import describe_action
 from perikles_env.render.svg import board_sections
+from perikles_env.render.turns import turn_end_states
 from perikles_env.replay import main, viewer_data, write_html
 
 from .helpers import random_record
@@ -33,7 +35,7 @@ def test_a_recorded_game_replays_to_the_same_states(tmp_path) -> None:
     assert len(steps) == len(record.actions) + 1
     assert [a for _, a in steps[:-1]] == record.actions and steps[-1][1] is None
     assert steps[-1][0].to_dict() == final.to_dict()
-    fresh = Game.new(GameConfig(num_players=4), seed=3)
+    fresh = new_game(GameConfig(num_players=4), seed=3)
     for (state, action), _ in zip(steps, range(40), strict=False):
         assert state.to_dict() == fresh.to_dict()
         fresh.apply_action(action)
@@ -88,7 +90,10 @@ def test_illegal_or_edited_actions_and_scores_are_caught() -> None:
 
 
 def test_evaluator_game_rows_are_records(tmp_path) -> None:
-    from perikles_env.training.evaluation.runner import Job, play_job
+    try:
+        from perikles_env.evaluation.runner import Job, play_job
+    except ImportError:  # its former home
+        from perikles_env.training.evaluation.runner import Job, play_job  # type: ignore
 
     row = play_job(Job(0, ("random", "heuristic", "random"), 0, 77, 1)).to_dict()
     path = tmp_path / "games.jsonl"
@@ -100,25 +105,71 @@ def test_evaluator_game_rows_are_records(tmp_path) -> None:
 
 
 def test_viewer_data_holds_each_steps_state_and_views() -> None:
+    """One frame per decision point and one per end of turn; each decision frame shows the
+    state there and tells the decision that led to it, as each view may know it."""
     record, _ = random_record(4, 12)
     data = viewer_data(record)
-    frames = data["frames"]
+    frames = [f for f in data["frames"] if f["phase"] != "END_OF_TURN"]
     assert len(frames) == len(record.actions) + 1
-    for i, (state, action) in enumerate(replay(record)):
-        if i % 17 and action is not None:
-            continue
+    states = list(replay(record))
+    for i, (state, _action) in enumerate(states):
         frame = frames[i]
         assert frame["scores"] == state.scores() and frame["turn"] == state.turn
         assert frame["phase"] == state.phase.name
+        assert frame["events"] == len(state.event_log)
+        if i % 17 == 0 or i == len(states) - 1:
+            for v, viewer in enumerate([None, 0, 1, 2, 3]):
+                sections = [data["sections"][k] for k in frame["views"][v]]
+                assert sections == board_sections(state, viewer, record.agents)
+        if i == 0:
+            assert frame["actor"] == -1
+            continue
+        before, action = states[i - 1]
+        if any(e[0] == "end_turn" for e in state.event_log[len(before.event_log):]):
+            continue  # told at the end-of-turn frame before this one
+        assert frame["actor"] == before.current
         for v, viewer in enumerate([None, 0, 1, 2, 3]):
-            sections = [data["sections"][k] for k in frame["views"][v]]
-            assert sections == board_sections(state, viewer, record.agents)
-        if action is not None:
-            assert frame["actor"] == state.current
-            assert frame["chose"][1 + state.current] == state.action_to_str(action) or (
-                "place" in frame["chose"][1 + state.current]
-            )
+            assert frame["chose"][v] == describe_action(before, action, viewer)
     assert len(data["events"]) == frames[-1]["events"] > 0
+
+
+def test_the_end_of_every_turn_is_a_frame() -> None:
+    """The board after each turn's battles and scoring, which no decision shows, is a frame
+    of its own: scores as the end_turn event gives them, every location of the turn decided,
+    the decision that ended the turn told there."""
+    record, final = random_record(4, 12)
+    data = viewer_data(record)
+    ends = [e for e in final.event_log if e[0] == "end_turn"]
+    frames = data["frames"]
+    at_end = [i for i, f in enumerate(frames) if f["phase"] == "END_OF_TURN"]
+    assert len(at_end) == len(ends) - 1 >= 1  # the last turn's end is the final board
+    for i, event in zip(at_end, ends, strict=False):
+        frame = frames[i]
+        assert frame["status"].startswith(f"end of turn {event[1]} ")
+        assert frame["scores"] == list(event[2]) and frame["turn"] == event[1]
+        assert data["events"][frame["events"] - 1].startswith(f"End of turn {event[1]};")
+        assert frame["actor"] >= 0 and frame["chose"][0]
+        texts = " ".join(data["sections"][k] for k in frame["views"][0])
+        assert f"end of turn {event[1]}" in texts and "to act" not in texts
+        assert texts.count("won by") + texts.count("unclaimed") == 7  # every location decided
+        after = frames[i + 1]
+        assert after["actor"] == -1 and after["turn"] == event[1] + 1
+
+
+def test_turn_end_states_leave_the_state_alone() -> None:
+    record, _ = random_record(3, 5)
+    states = list(replay(record))
+    for (before, action), (after, _) in zip(states, states[1:], strict=False):
+        if any(e[0] == "end_turn" for e in after.event_log[len(before.event_log):]):
+            snapshot = before.to_dict()
+            [end] = turn_end_states(before, action)
+            assert before.to_dict() == snapshot
+            assert end.event_log[-1][0] == "end_turn" and end.scores() == list(
+                end.event_log[-1][2]
+            )
+            break
+    else:
+        raise AssertionError("no turn ended")
 
 
 def test_placements_show_strength_only_to_those_who_may_know() -> None:
@@ -128,15 +179,17 @@ def test_placements_show_strength_only_to_those_who_may_know() -> None:
 
     record, _ = random_record(4, 13)
     data = viewer_data(record)
+    told = {text for f in data["frames"] for text in f["chose"]}
     placements = 0
-    for i, (state, action) in enumerate(replay(record)):
+    for _i, (state, action) in enumerate(replay(record)):
         if action is None or A.decode(action)[0] != "PLACE":
             continue
         klass = A.decode(action)[1]
         strength = f" {D.CLASS_STRENGTH[klass]} to"
-        for v, viewer in enumerate([None, 0, 1, 2, 3]):
+        for _v, viewer in enumerate([None, 0, 1, 2, 3]):
             knows = viewer is not None and known_cities(state, viewer) >> D.CLASS_CITY[klass] & 1
-            assert (strength in data["frames"][i]["chose"][v]) == bool(knows)
+            text = describe_action(state, action, viewer)
+            assert (strength in text) == bool(knows) and text in told
         placements += 1
     assert placements > 5
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
 from perikles_env.records import replay
+from perikles_env.render.narrate import describe_action
 from perikles_env.render.svg import board_svg
+from perikles_env.render.turns import turn_end_states
 from perikles_env.replay import _status, write_html
 
 from .helpers import random_record, svg_texts
@@ -33,7 +36,7 @@ def viewer(tmp_path_factory):
     from playwright.sync_api import sync_playwright
 
     record, _ = random_record(4, 31)
-    states = list(replay(record))
+    states = _frames(record)
     path = tmp_path_factory.mktemp("replay") / "game.html"
     write_html(record, path)
     with sync_playwright() as pw:
@@ -46,6 +49,23 @@ def viewer(tmp_path_factory):
         browser.close()
 
 
+def _frames(record):
+    """What each step of the page shows, from the engine: (board state, end of turn?, the
+    decision that led there as (state before, action), or None)."""
+    out = []
+    steps = list(replay(record))
+    chose = None
+    for i, (state, action) in enumerate(steps):
+        if i:
+            before = steps[i - 1]
+            for end in turn_end_states(*before):
+                out.append((end, True, chose))
+                chose = None
+        out.append((state, False, chose))
+        chose = (state, action) if action is not None else None
+    return out
+
+
 def shown_step(page) -> int:
     text = page.inner_text("#step")
     assert text.startswith("step ")
@@ -53,20 +73,26 @@ def shown_step(page) -> int:
 
 
 def check_page(page, record, states, step: int, viewer: int | None) -> None:
-    """The page shows exactly the engine's state at ``step`` as ``viewer`` may see it."""
-    state, action = states[step]
+    """The page shows exactly the engine's state at ``step`` as ``viewer`` may see it, and
+    the decision that led to it."""
+    state, end, chose = states[step]
     assert shown_step(page) == step
     assert page.input_value("#slider") == str(step)
-    assert page.inner_text("#status") == _status(state, record)
+    assert page.inner_text("#status") == _status(state, record, end)
     board = page.eval_on_selector_all("#board svg text", "els => els.map(e => e.textContent)")
-    assert board == svg_texts(board_svg(state, viewer, record.agents))
-    chose = page.inner_text("#chose")
-    if action is None:
-        assert chose == ""
+    caption = f"end of turn {state.turn}" if end else ""
+    assert board == svg_texts(board_svg(state, viewer, record.agents, caption))
+    told = page.inner_text("#chose")
+    if chose is None:
+        assert told == ""
     else:
-        assert chose.startswith(f"p{state.current} chooses: ")
+        before, action = chose
+        assert told == f"p{before.current} chose: {describe_action(before, action, viewer)}"
     log = page.eval_on_selector_all("#log li", "els => els.length")
     assert log == len(state.event_log)
+    now = page.eval_on_selector_all("#log li.now", "els => els.length")
+    shown_before = states[step - 1][0].event_log if step else []
+    assert now == len(state.event_log) - len(shown_before)
 
 
 def test_the_viewer_steps_forward_and_back_and_matches_the_engine(viewer) -> None:
@@ -97,7 +123,7 @@ def test_the_viewer_steps_forward_and_back_and_matches_the_engine(viewer) -> Non
 
 def test_the_view_selector_shows_each_players_information_only(viewer) -> None:
     page, record, states, errors = viewer
-    commit = next(i for i, (s, _) in enumerate(states) if s.phase.name == "COMMIT"
+    commit = next(i for i, (s, _e, _c) in enumerate(states) if s.phase.name == "COMMIT"
                   and sum(s.at) >= 4)
     page.fill("#slider", str(commit))
     check_page(page, record, states, commit, None)
@@ -111,4 +137,21 @@ def test_the_view_selector_shows_each_players_information_only(viewer) -> None:
     }
     assert len(views) > 2  # the views really differ at this step
     page.select_option("#view", "0")
+    assert errors == []
+
+
+def test_the_end_of_a_turn_is_shown_and_told(viewer, tmp_path) -> None:
+    """Stepping onto an end-of-turn board shows every location's result and the turn's
+    scores, tells the decision that ended the turn and highlights the battles it led to."""
+    page, record, states, errors = viewer
+    end = next(i for i, (_s, e, _c) in enumerate(states) if e)
+    page.fill("#slider", str(end))
+    check_page(page, record, states, end, None)
+    assert page.inner_text("#status").startswith("end of turn 1 · scores")
+    highlighted = page.eval_on_selector_all("#log li.now", "els => els.map(e => e.textContent)")
+    assert highlighted[-1].startswith("End of turn 1;")
+    page.keyboard.press("ArrowRight")
+    check_page(page, record, states, end + 1, None)
+    assert page.inner_text("#chose") == ""  # a new turn begins: nobody chose it
+    page.screenshot(path=str(Path(os.environ.get("PERIKLES_SHOTS", tmp_path)) / "end.png"))
     assert errors == []

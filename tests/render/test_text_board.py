@@ -7,14 +7,14 @@ import random
 
 import pytest
 
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import GameConfig, new_game
 from perikles_env.engine import data as D
 from perikles_env.environment.render import WIDTH, city_lines, render_text
 
 
 @pytest.mark.parametrize("players,seed", [(3, 1), (4, 2), (5, 3)])
 def test_every_line_fits_in_100_columns(players: int, seed: int) -> None:
-    game = Game.new(GameConfig(num_players=players), seed=seed)
+    game = new_game(GameConfig(num_players=players), seed=seed)
     chooser = random.Random(seed)
     widest = 0
     decision = 0
@@ -28,7 +28,7 @@ def test_every_line_fits_in_100_columns(players: int, seed: int) -> None:
 
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_cube_columns_line_up_with_their_header(players: int) -> None:
-    game = Game.new(GameConfig(num_players=players), seed=players)
+    game = new_game(GameConfig(num_players=players), seed=players)
     chooser = random.Random(players)
     for _ in range(60):
         game.apply_action(chooser.choice(game.legal_actions()))
