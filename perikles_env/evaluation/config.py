@@ -75,12 +75,15 @@ class EvalConfig(_Settings):
 
 
 class Matchup(Schema):
+    """Agents (padded with the last one) at one or several player counts."""
+
     agents: str | list[str]  # a list, or comma-separated specs
     players: Players | list[Players] | None = None  # None: as many as agents
 
 
 class EvalFile(_Settings):
-    """The YAML file: settings and matchups (each expanded to one lineup per count)."""
+    """A ``perikles-evaluate`` config: settings and matchups, each expanded to one lineup
+    per player count (docs/evaluation.md)."""
 
     matchups: list[Matchup] = Field(default_factory=list)
 

@@ -65,6 +65,8 @@ def check_backend(backend: str | None) -> str | None:
 
 
 class EnvSection(Schema):
+    """The games the learner plays: player counts, its seat, features, engine."""
+
     num_players: int | list[int] = 4
     learner_seat: int | Literal["random"] = "random"
     illegal_action_penalty: float = -1.0
@@ -130,6 +132,8 @@ class RewardSection(Schema):
 
 
 class OpponentSection(Schema):
+    """Who plays the other seats: agent specs and snapshots of the learner, by weight."""
+
     weights: dict[str, Weight] = Field(default_factory=lambda: {"random": 1.0}, min_length=1)
     snapshot_every: Count = 0
     max_snapshots: Positive = 5
@@ -160,6 +164,8 @@ class OpponentSection(Schema):
 
 
 class PPOSection(Schema):
+    """MaskablePPO's settings and the policy network."""
+
     learning_rate: PositiveFloat = 3e-4
     lr_schedule: Literal["constant", "linear"] = "constant"
     n_steps: Positive = 512
@@ -178,6 +184,8 @@ class PPOSection(Schema):
 
 
 class TrainSection(Schema):
+    """The budget (steps, minutes), the envs and processes, checkpoints, output."""
+
     total_timesteps: Positive = 100_000
     max_minutes: PositiveFloat | None = None  # the time budget of PPO (evaluation excluded)
     n_envs: Positive = 16
@@ -192,6 +200,8 @@ class TrainSection(Schema):
 
 
 class EvalSection(Schema):
+    """Periodic and final evaluation with the tournament evaluator."""
+
     every: Count = 0
     games: Count | dict[str, Count] = 40
     opponents: list[Spec] = Field(default_factory=lambda: ["random", "heuristic"], min_length=1)
@@ -219,6 +229,8 @@ class EvalSection(Schema):
 
 
 class PretrainSection(Schema):
+    """Imitation warm start: teacher games recorded, then cloned into the policy."""
+
     decisions: Count = 0
     teacher: Spec = "heuristic"
     opponents: dict[Spec, Weight] = Field(default_factory=lambda: {"random": 1.0}, min_length=1)
@@ -238,6 +250,8 @@ class PretrainSection(Schema):
 
 
 class TrainConfig(Config):
+    """A ``perikles-train`` config (docs/training.md, "Configuration")."""
+
     name: str = "run"
     seed: Count = 0
     out: str = "runs"

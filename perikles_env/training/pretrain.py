@@ -251,7 +251,7 @@ def clone_policy(
     """Behaviour cloning of ``demos`` into an SB3 MaskableActorCriticPolicy (in place)."""
     import torch
 
-    budget = Budget(steps=epochs * len(demos), iterations=epochs, unit="samples")
+    budget = Budget(steps=epochs * len(demos), unit="samples")
     bar = BudgetBar(budget, "imitation cloning", progress)
     start_time = time.perf_counter()
 
@@ -288,8 +288,8 @@ def clone_policy(
                     hit = best[torch.arange(chosen.numel()), chosen]
                 sums["accuracy"] += float(hit.float().mean())
                 checked += 1
-                seen = epoch * len(demos) + start + idx.size
-                bar.update(time.perf_counter() - start_time, seen, epoch)
+            seen = epoch * len(demos) + start + idx.size
+            bar.update(time.perf_counter() - start_time, seen, extra=f"epoch {epoch + 1}/{epochs}")
         row = {
             "epoch": epoch + 1,
             "policy_loss": sums["policy_loss"] / batches,

@@ -27,6 +27,8 @@ Unit = Annotated[float, Field(gt=0, le=1)]
 
 
 class RLlibConfig(Config):
+    """A ``perikles-train-rllib`` config (docs/ecosystem.md, "Ray RLlib")."""
+
     model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
 
     name: str = "rllib"
