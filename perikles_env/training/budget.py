@@ -80,6 +80,7 @@ class BudgetBar:
             name = desc.replace("{", "{{").replace("}", "}}")
             self.bar = tqdm(  # the budget line is the bar's desc, shown after the bar
                 total=self.SCALE,
+                desc=budget.line(0.0, 0),
                 bar_format=name + ": {percentage:3.0f}%|{bar}| {desc}",
                 dynamic_ncols=True,
             )
