@@ -335,7 +335,8 @@ def _city(v: _View, c: int) -> str:
     lines = _hand_lines(hand)
     out.append(_text(x0 + 8, yb - 14 * len(lines), f"defeats {g.defeats[c]} · {stack}", size=10))
     for i, line in enumerate(lines):
-        out.append(_text(x0 + 8, yb - 14 * (len(lines) - 1 - i), line, size=10))
+        indent = 30 if i else 0  # a second line starts under the first one's counters
+        out.append(_text(x0 + 8 + indent, yb - 14 * (len(lines) - 1 - i), line, size=10))
     return _group(f"city {D.CITY_NAMES[c]}", out)
 
 
@@ -347,7 +348,7 @@ def _hand_lines(hand: str, width: int = 34) -> list[str]:
     items = hand.split()[1:]
     hoplites = [i for i in items if i.startswith("H")]
     triremes = [i for i in items if not i.startswith("H")]
-    return ["hand " + " ".join(hoplites), "     " + " ".join(triremes)]
+    return ["hand " + " ".join(hoplites), " ".join(triremes)]
 
 
 def _location(v: _View, slot: int) -> str:

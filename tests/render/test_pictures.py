@@ -189,3 +189,36 @@ def test_svg_to_rgb_scales() -> None:
     svg = board_svg(commit_with_hidden_forces(3, 11))
     small = svg_to_rgb(svg, scale=0.5)
     assert small.shape == (HEIGHT // 2, WIDTH // 2, 3) and small.dtype == np.uint8
+
+
+def test_a_leaders_hand_is_never_cut_off_on_its_city_card() -> None:
+    """In the leader's own view every counter of his hand is listed on the city card (on two
+    lines when one is too short), none cut off."""
+    import random
+
+    from perikles_env.engine import GameConfig, new_game
+
+    longest = 0
+    for seed in range(12):
+        game = new_game(GameConfig(num_players=4), seed=seed)
+        chooser = random.Random(seed)
+        while not game.is_terminal and game.phase != Phase.COMMIT:
+            game.apply_action(chooser.choice(game.legal_actions()))
+        if game.is_terminal:
+            continue
+        for c in range(D.NUM_CITIES):
+            leader = game.leader[c]
+            if leader < 0:
+                continue
+            texts = group_texts(board_svg(game, leader), f"city {D.CITY_NAMES[c]}")
+            start = next(i for i, t in enumerate(texts) if t.startswith("hand "))
+            shown = " ".join(texts[start:])[5:].split()
+            hand = [
+                f"{D.UNIT_TYPE_NAMES[D.CLASS_TYPE[k]]}{D.CLASS_STRENGTH[k]}x{game.pool[k]}"
+                for t in (D.HOPLITE, D.TRIREME)
+                for k in D.CLASSES_OF[c][t]
+                if game.pool[k]
+            ]
+            assert shown == hand and all(len(t) <= 34 for t in texts[start:]), texts
+            longest = max(longest, len("hand " + " ".join(hand)))
+    assert longest > 34  # some hand needed the second line
