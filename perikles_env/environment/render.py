@@ -1,16 +1,22 @@
 """Text board as one player may see it (no hidden information: others' special tiles and
-face-down strengths of counters he does not control are shown as '?')."""
+face-down strengths of counters he does not control are shown as '?'), and the public
+pictures of the turn ends a step passes through, for ``rgb_array`` videos."""
 
 from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ..engine import data as D
 from ..engine.game import Game
 from ..engine.information import known_cities, revealed_slot
 from ..render.narrate import ORDER_WORDS, PHASE_TITLES, influence_tile, special_title
 from ..render.svg import readable
+from ..render.turns import ends_a_turn, turn_end_states
+
+if TYPE_CHECKING:
+    import numpy as np
 
 WIDTH = 100  # widest line of the board, in characters
 
@@ -25,6 +31,23 @@ def _wrap(label: str, items: list[str]) -> list[str]:
     return textwrap.wrap(
         text, WIDTH, subsequent_indent="    ", break_on_hyphens=False, break_long_words=False
     )
+
+
+def turn_end_frames(before: Game, action: int, scale: float = 1.0) -> list[np.ndarray]:
+    """Public pictures (``H x W x 3`` uint8) of the board at each end of turn that applying
+    ``action`` to ``before`` passes through (battles fought, turn scored), captioned "end of
+    turn N": a video made of one frame per decision never shows them. Empty for most steps;
+    the last turn's end is the terminal board itself. ``before`` is not changed."""
+    after = before.clone()
+    after.apply_action(action)
+    if not ends_a_turn(after.event_log, len(before.event_log)):
+        return []
+    from ..render import board_rgb
+
+    return [
+        board_rgb(state, None, scale, caption=f"end of turn {state.turn}")
+        for state in turn_end_states(before, action)
+    ]
 
 
 def render_text(game: Game, viewer: int) -> str:

@@ -9,11 +9,14 @@ from ..engine.game import Game
 from .svg import HEIGHT, PLAYER_COLOURS, WIDTH, board_sections, board_svg, svg_document
 
 
-def board_rgb(game: Game, viewer: int | None = None, scale: float = 1.0) -> np.ndarray:
-    """The board as an ``H x W x 3`` uint8 array (``H, W = 820, 1200`` at scale 1)."""
+def board_rgb(
+    game: Game, viewer: int | None = None, scale: float = 1.0, caption: str = ""
+) -> np.ndarray:
+    """The board as an ``H x W x 3`` uint8 array (``H, W = 820, 1200`` at scale 1);
+    ``caption`` as in ``board_svg``."""
     from .raster import svg_to_rgb
 
-    return svg_to_rgb(board_svg(game, viewer), scale)
+    return svg_to_rgb(board_svg(game, viewer, caption=caption), scale)
 
 
 __all__ = [

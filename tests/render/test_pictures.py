@@ -222,3 +222,36 @@ def test_a_leaders_hand_is_never_cut_off_on_its_city_card() -> None:
             assert shown == hand and all(len(t) <= 34 for t in texts[start:]), texts
             longest = max(longest, len("hand " + " ".join(hand)))
     assert longest > 34  # some hand needed the second line
+
+
+def test_a_video_gets_the_board_at_each_end_of_turn() -> None:
+    """``turn_end_frames``: no frame for an ordinary step; for the step that ends a turn, the
+    public board after the turn's battles and scoring, which the next decision's board (the
+    new turn) does not show."""
+    import random
+
+    from perikles_env.engine import GameConfig, new_game
+    from perikles_env.environment.render import turn_end_frames
+    from perikles_env.render.turns import turn_end_states
+
+    game = new_game(GameConfig(num_players=3), seed=4)
+    chooser = random.Random(4)
+    ordinary = 0
+    while True:
+        action = chooser.choice(game.legal_actions())
+        before = game.clone()
+        game.apply_action(action)
+        ended = any(e[0] == "end_turn" for e in game.event_log[len(before.event_log):])
+        if not ended:
+            if ordinary < 3:
+                assert turn_end_frames(before, action) == []
+                ordinary += 1
+            continue
+        [frame] = turn_end_frames(before, action)
+        [state] = turn_end_states(before, action)
+        expected = svg_to_rgb(board_svg(state, None, caption=f"end of turn {state.turn}"))
+        assert frame.shape == (HEIGHT, WIDTH, 3) and np.array_equal(frame, expected)
+        assert not np.array_equal(frame, board_rgb(game, None))
+        header = group_texts(board_svg(state, None, caption="end of turn 1"), "header")
+        assert f"turn 1 of {D.NUM_TURNS}  ·  end of turn 1" in header and not any("to act" in t for t in header)
+        break
