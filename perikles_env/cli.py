@@ -13,6 +13,7 @@ import importlib
 import shlex
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 
@@ -67,6 +68,17 @@ def player_count(text: str) -> int:
     if not 3 <= value <= 5:
         raise argparse.ArgumentTypeError(f"Perikles is played by 3 to 5 players, got {value}")
     return value
+
+
+def output_file(text: str) -> str:
+    """An ``argparse`` type: a file to write, checked before any work: not a folder, and
+    in a folder that exists."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"the folder of {text!r} does not exist")
+    return text
 
 
 def stderr_line(message: str) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 from perikles_env.agents.ppo_file import ModelFileError, save_model
 from perikles_env.analysis.encoding import FEATURE_BLOCK_NAMES, layout_signature
-from perikles_env.cli import CliParser
+from perikles_env.cli import CliParser, output_file
 from perikles_env.errors import InvalidConfigError
 
 
@@ -78,7 +78,7 @@ def convert(old: str | Path, new: str | Path, activation: str) -> dict[str, Any]
 def main(argv: Sequence[str] | None = None) -> int:
     p = CliParser(prog="python -m perikles_env.training.convert_model")
     p.add_argument("old", help="stable-baselines3 model zip")
-    p.add_argument("new", help="model file to write")
+    p.add_argument("new", type=output_file, help="model file to write")
     p.add_argument("--activation", required=True, choices=["tanh", "relu"])
     args = p.parse_args(argv)
     try:

@@ -167,3 +167,10 @@ def test_files_where_folders_belong_are_one_line(tmp_path: Path) -> None:
     done = _script("train", None, "--resume", str(file))
     _fails_in_one_line(done, "--resume", "is not a run folder")
     assert file.read_text() == "x"
+    for target, words in ((tmp_path, "is a folder, not a file"),
+                          (tmp_path / "no" / "m.zip", "does not exist")):
+        done = subprocess.run(
+            [sys.executable, "-m", "perikles_env.training.convert_model", str(file),
+             str(target), "--activation", "relu"], capture_output=True, text=True, timeout=120,
+        )
+        _fails_in_one_line(done, words)
