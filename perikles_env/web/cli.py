@@ -3,7 +3,7 @@
     python -m perikles_env.web                        # the new-game page on 127.0.0.1:8000
     python -m perikles_env.web --agent ppo:runs/default/model.zip
     python -m perikles_env.web --seats human,heuristic,heuristic,heuristic --seed 7
-    perikles-play --web                               # the same, from the terminal game
+    perikles-play --web --opponents ppo:runs/default/model.zip   # the page set to that table
 
 The server prints the address of the new-game page (and, with ``--seats``, a link for each
 human seat of the game it creates). Games are kept under ``--games`` and continue after a
@@ -66,6 +66,12 @@ def serve(
         for p, seat in enumerate(table.seats):
             if seat.human:
                 print(f"seat p{p}: {url}/seat/{seat.token}")
+    for table in loaded:
+        if not table.game.is_terminal:
+            for p, seat in enumerate(table.seats):
+                if seat.human:
+                    print(f"game {table.id} (step {table.step}), seat p{p}: "
+                          f"{url}/seat/{seat.token}")
     if allow_remote and host not in LOCAL_HOSTS:
         stderr_line(f"web: warning: listening on {host}: anyone who reaches this address "
                     "can start games and play in them with a seat link")
@@ -74,6 +80,22 @@ def serve(
     app = create_app(server, local_only=not allow_remote)
     uvicorn.run(app, host=host, port=port, log_level="warning")
     return 0
+
+
+def play_web(players: int, seat: int, opponents: Sequence[str], seed: int | None = None,
+             host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False) -> int:
+    """``perikles-play --web``: the server, its new-game page set to the terminal game's
+    table (you at ``seat``, the ``opponents`` elsewhere, the last one repeated); agents read
+    from a file among them (``ppo:<path>``) are offered in the page."""
+    from ..agents.registry import parse_spec
+
+    others = list(opponents) + [opponents[-1]] * (players - 1 - len(opponents))
+    seats = others[:seat] + ["human"] + others[seat:players - 1]
+    offered = sorted({s for s in opponents if parse_spec(s)[0] in ("ppo", "rllib")})
+    defaults: dict[str, Any] = {"seats": seats}
+    if seed is not None:
+        defaults["seed"] = seed
+    return serve(host, port, allow_remote, offered=offered, defaults=defaults)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -68,6 +68,7 @@ async function init() {
     $("agents").append(o);
   }
   if (defaults.seats) $("players").value = String(defaults.seats.length);
+  if (defaults.seed !== undefined) $("seed").value = String(defaults.seed);
   seatInputs();
 }
 

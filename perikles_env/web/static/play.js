@@ -98,6 +98,11 @@ function renderTurn(p) {
     chooser.append(cancel);
   }
   renderMenu(p.moves);
+  if (p.finished) {
+    $("menu").replaceChildren(el("p", p.status), el("p", "This game is kept as game " + p.game +
+      " in the server's games folder: its record.jsonl opens in the replay viewer.",
+      {"class": "muted"}));
+  }
 }
 
 function moveButton(move, label) {
