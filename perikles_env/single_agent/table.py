@@ -10,8 +10,9 @@ add (observations, spaces, rewards from ``environment/rewards.py``) is theirs.
 * **Learner moves**: ``step(action)`` applies one, then plays the agents. An action that is
   not a legal id now raises ``IllegalActionError`` and changes nothing (never replaced);
   an adapter turns that into its own documented outcome (a penalty, an error).
-* **An agent's illegal move** raises ``AgentError`` naming the agent, the seat, the action
-  and the phase: an agent bug, never a move to skip or replace.
+* **An agent's illegal move** (or an ``IllegalActionError`` inside its decision) raises
+  ``AgentError`` naming the agent and the seat: an agent bug, never a move to skip or
+  replace, and never taken for the learner's illegal action.
 * **Ends**: ``terminated`` (the game is over, or an ``ended`` hook says the adapter ended
   it, e.g. with a penalty) or ``truncated`` (unfinished after ``max_decisions`` decisions
   of this table, or at the engine's limit, ``Game.is_truncated``).
@@ -26,6 +27,7 @@ import numpy as np
 
 from ..agents import Agent, AgentError, game_for, make_agent
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game
+from ..errors import IllegalActionError
 
 LEARNER = "learner"  # the spec of a seat the caller plays
 
@@ -127,21 +129,28 @@ class Table:
 
     @property
     def over(self) -> bool:
-        return self.terminated or self.truncated
+        game = self.game
+        if game.is_terminal or (self._ended is not None and self._ended()):
+            return True
+        return self.decisions >= self.max_decisions or game.is_truncated
 
     # ---- moves ----------------------------------------------------------------------
 
     def step(self, action: Any) -> int:
         """The learner's ``action``, then the agents' moves (``play_agents``); returns the
-        decisions made. ``IllegalActionError`` (nothing changes) for an action that is not
-        a legal id now, unless an ``apply`` hook checks it, or once the table is over."""
-        if self.over:
-            raise self.game.illegal_action_error(action, "the table is over")
+        decisions made. ``IllegalActionError`` before anything moves for an action that is
+        not a legal id now (unless an ``apply`` hook checks it) or once the table is over;
+        it comes from nowhere else (an agent's failure is an ``AgentError``)."""
+        game = self.game
         if self._apply is None:
-            action_id = action_id_of(action)
-            if action_id is None or not self.game.is_legal(action_id):
-                raise self.game.illegal_action_error(action, _why_illegal(action_id))
-            self.game.apply_action(action_id)
+            action_id = action if type(action) is int else action_id_of(action)
+            over = self.over
+            if action_id is None or over or not game.is_legal(action_id):
+                why = "the table is over" if over else _why_illegal(action_id)
+                raise game.illegal_action_error(action, why)
+            game.apply_action(action_id)
+        elif self.over:
+            raise game.illegal_action_error(action, "the table is over")
         else:
             self._apply(action)
         self.decisions += 1
@@ -150,24 +159,25 @@ class Table:
     def play_agents(self) -> int:
         """Let the agent seats move until a learner seat must decide or the table is over;
         returns the decisions made."""
-        game = self.game
-        start = self.decisions
-        while not self.over:
+        game, specs, agents, rng = self.game, self.specs, self._agents, self.rng
+        apply = game.apply_action if self._apply is None else self._apply
+        ended, limit, start = self._ended, self.max_decisions, self.decisions
+        while not game.is_terminal and not (ended is not None and ended()):
             seat = game.current
-            spec = self.specs[seat]
-            if spec == LEARNER:
-                break
-            agent = self._agents(spec)
-            chosen = agent.act_state(game_for(agent, game), seat, self.rng)
-            action = action_id_of(chosen)
+            spec = specs[seat]
+            if spec == LEARNER or self.decisions >= limit or game.is_truncated:
+                break  # a learner decides, or the table is cut (``over`` in this order)
+            agent = agents(spec)
+            try:
+                chosen = agent.act_state(game_for(agent, game), seat, rng)
+            except IllegalActionError as exc:  # an agent's bug, not the learner's move
+                raise AgentError(f"opponent {spec!r} at seat {seat} failed: {exc}") from exc
+            action = chosen if type(chosen) is int else action_id_of(chosen)
             if action is None or not game.is_legal(action):
                 raise AgentError(
                     f"opponent {spec!r} at seat {seat} chose illegal action {chosen!r} "
                     f"({action_str(game, chosen)}) in phase {game.phase.name}"
                 )
-            if self._apply is None:
-                game.apply_action(action)
-            else:
-                self._apply(action)
+            apply(action)
             self.decisions += 1
         return self.decisions - start
