@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import random
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -95,8 +96,13 @@ def phase_view(game: Game, seat: int) -> str:
     elif g.phase in _POLITICS_PHASES:
         parts += [city_lines(g)]
     elif g.phase in (Phase.BATTLE_SPECIAL, Phase.CASUALTY):
-        summary = battle_summary(g, seat)
-        parts += [location_lines(g, seat, [g.b_slot]), summary.splitlines() if summary else []]
+        summary = battle_summary(g, seat) or ""
+        odds = [
+            part
+            for line in summary.splitlines()
+            for part in textwrap.wrap(line, 100, subsequent_indent="    ")
+        ]
+        parts += [location_lines(g, seat, [g.b_slot]), odds]
     else:  # dead pool, commit, permission
         parts += [location_lines(g, seat), hand_lines(g, seat)]
     return "\n\n".join("\n".join(lines) for lines in parts if lines)
@@ -341,7 +347,7 @@ def play(
 
 def _write_events(game: Game, seen: int, seat: int, write: Writer) -> int:
     for text in describe_events(game.event_log, seat, start=seen):
-        write("  · " + text)
+        write("\n".join(textwrap.wrap(text, 100, initial_indent="  · ", subsequent_indent="    ")))
     return len(game.event_log)
 
 

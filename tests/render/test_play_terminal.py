@@ -186,3 +186,34 @@ def test_a_fresh_seed_unless_one_is_given() -> None:
     child.expect(r"seed 77\. You are p0")
     child.sendline("q")
     child.close()
+
+
+def test_a_battle_decision_shows_the_odds_of_each_choice() -> None:
+    from perikles_env.play import play
+
+    for seed in range(30):
+        out: list[str] = []
+        keys: list[str] = []
+        screens: list[str] = []
+
+        def write(text: str, out=out, keys=keys) -> None:
+            out.append(text)
+            found = OPTION.findall(text)
+            if found:
+                keys.append(found[0][0])
+
+        def read(prompt: str, out=out, keys=keys, screens=screens) -> str:
+            screens.append("\n".join(out[-14:]))
+            return keys.pop()
+
+        play(4, 0, ["heuristic"], seed=seed, read=read, write=write)
+        battle = [s for s in screens if "Battle: specials" in s and "0. pass" in s]
+        if battle:
+            screen = battle[0]
+            assert re.search(r"The attacker wins this round \d+% and takes the location \d+%",
+                             screen)
+            assert re.search(r"pass: play no battle special: the attacker then wins the round "
+                             r"\d+%", screen)
+            assert max(len(line) for line in screen.splitlines()) <= 100
+            return
+    raise AssertionError("no battle special decision in 30 games")
