@@ -204,10 +204,13 @@ class GameServer:
         self.listeners[table.id].add(changed)
 
         async def push() -> None:
-            while True:
-                await changed.wait()
-                changed.clear()
-                await ws.send_text(json.dumps(self.payload(table, seat)))
+            try:
+                while True:
+                    await changed.wait()
+                    changed.clear()
+                    await ws.send_text(json.dumps(self.payload(table, seat)))
+            except (WebSocketDisconnect, RuntimeError):  # the page went away meanwhile
+                pass
 
         sender = asyncio.create_task(push())
         try:

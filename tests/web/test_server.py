@@ -201,3 +201,25 @@ def test_the_new_game_page_offers_no_file_agents_unless_the_server_does(tmp_path
     with TestClient(create_app(GameServer(Tables(tmp_path / "b"))),
                     base_url="http://127.0.0.1") as c:
         assert not any(a.startswith("ppo") for a in c.get("/api/options").json()["agents"])
+
+
+def test_agents_move_one_at_a_time_at_the_given_pace(tmp_path) -> None:
+    pace = 0.1
+    server = GameServer(Tables(tmp_path), pace=pace)
+    with TestClient(create_app(server), base_url="http://127.0.0.1") as c:
+        start = time.monotonic()
+        game = c.post("/api/games", json={"seats": ["heuristic", "heuristic", "human",
+                                                    "heuristic"], "seed": 2}).json()
+        token = token_of(game["links"][0])
+        steps = []
+        with c.websocket_connect(f"ws://127.0.0.1/ws/{token}") as ws:
+            while True:
+                frame = json.loads(ws.receive_text())
+                steps.append(frame["step"])
+                if frame["to_act"] == 2:
+                    break
+        elapsed = time.monotonic() - start
+    moves = steps[-1]
+    assert moves >= 2
+    assert steps == list(range(steps[0], moves + 1))  # each agent move is shown on its own
+    assert elapsed >= pace * moves

@@ -177,3 +177,20 @@ def test_a_non_loopback_address_needs_the_explicit_flag(tmp_path) -> None:
         assert any("warning" in line and "anyone" in line for line in server.lines)
     finally:
         server.kill()
+
+
+def test_bad_command_lines_get_one_line_errors(tmp_path) -> None:
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    for args, words in (
+        (["--pace", "-1"], "--pace"),
+        (["--games", str(a_file)], "not a folder"),
+        (["--agent", "ppo:" + str(tmp_path / "missing.zip")], "--agent"),
+        (["--agent", "alphazero"], "unknown agent"),
+        (["--port", "0"], "--port"),
+        (["--seats", "human,heuristic", "--games", str(tmp_path / "g")], "3 to 5"),
+    ):
+        done = subprocess.run([sys.executable, "-m", "perikles_env.web", *args],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
