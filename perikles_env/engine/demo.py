@@ -1,11 +1,12 @@
-"""Play one random game and print what happened: ``python -m perikles_env.engine.demo``."""
+"""Play one random game and print what happened: ``python -m perikles_env.engine.demo``
+(``--events``: every public event, in words)."""
 
 from __future__ import annotations
 
 import random
 
 from ..cli import CliParser, player_count, seed
-from . import Game, GameConfig
+from . import GameConfig, new_game
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -14,15 +15,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=seed, default=0)
     parser.add_argument("--events", action="store_true", help="print the public event log")
     args = parser.parse_args(argv)
-    game = Game.new(GameConfig(num_players=args.players), seed=args.seed)
+    game = new_game(GameConfig(num_players=args.players), seed=args.seed)
     chooser = random.Random(args.seed)
     decisions = 0
     while not game.is_terminal:
         game.apply_action(chooser.choice(game.legal_actions()))
         decisions += 1
     if args.events:
-        for event in game.event_log:
-            print(*event)
+        # the words live with the other phrasings of the game (render.narrate, stdlib only)
+        from ..render.narrate import describe_events
+
+        for text in describe_events(game.event_log):
+            print(text)
     print(f"{args.players} players, seed {args.seed}: {decisions} decisions, turn {game.turn}")
     print("scores:", game.scores(), "winners:", game.winners())
 

@@ -1,12 +1,16 @@
 """Pictures of the board: SVG drawn from what one observer may know (``svg``), and its
-rasterisation to an RGB array (``raster``, needs the ``render`` extra)."""
+rasterisation to an RGB array (``raster``, needs the ``render`` extra); the game in words
+(``narrate``). Importing the package loads no third-party module: only rasterising does."""
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..engine.game import Game
 from .svg import HEIGHT, PLAYER_COLOURS, WIDTH, board_sections, board_svg, svg_document
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def board_rgb(

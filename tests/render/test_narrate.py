@@ -150,3 +150,18 @@ def test_battle_odds_match_the_dice() -> None:
     assert summary is not None and odds.where in summary and "%" in summary
     assert [o[0] for o in odds.options] == game.legal_actions()
     assert battle_odds(new_game(GameConfig(num_players=3), seed=0, backend="python"), 0) is None
+
+
+def test_the_engine_demo_tells_events_in_words() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "perikles_env.engine.demo", "--players", "3", "--seed", "1",
+         "--events"], capture_output=True, text=True, timeout=120, check=True,
+    )
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("A 3-player game begins; ")
+    events = lines[:-2]  # then the summary lines
+    assert len(events) > 100 and not [e for e in events if RAW.search(e) or e.startswith("(")]
+    assert any(e.startswith("Dice at ") and "needs" in e for e in events)
