@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .agents import Agent, AgentError, game_for, make_agent, split_specs
-from .cli import CliParser, non_negative_int, player_count, seed
+from .cli import CliParser, non_negative_int, player_count, positive_int, seed
 from .engine import Game, GameConfig, Phase, new_game
 from .engine import actions as A
 from .engine import data as D
@@ -366,7 +366,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="game seed (default: a fresh random one, printed at the start)")
     parser.add_argument("--auto", metavar="SPEC", help="let this agent play your seat")
     parser.add_argument("--record", metavar="FILE", help="append the game to this JSONL record")
+    parser.add_argument("--web", action="store_true",
+                        help="play in the browser instead: a local server (docs/play.md)")
+    parser.add_argument("--host", default="127.0.0.1", help="with --web: address to listen on")
+    parser.add_argument("--port", type=positive_int, default=8000, help="with --web: its port")
+    parser.add_argument("--allow-remote", action="store_true",
+                        help="with --web: allow a --host that is not a loopback address")
     args = parser.parse_args(argv)
+    if args.web and (args.record or args.auto):
+        parser.error("--record and --auto are for the terminal game (the web game keeps "
+                     "its records in its games folder)")
     if args.seat >= args.players:
         parser.error(f"--seat must be in 0..{args.players - 1}, got {args.seat}")
     if args.record:
@@ -378,6 +387,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         specs = split_specs(args.opponents)
         if not specs:
             raise AgentError("--opponents is empty")
+        if args.web:
+            from .web.cli import play_web  # the web extra is loaded only for --web
+
+            return play_web(args.players, args.seat, specs, args.seed, args.host, args.port,
+                            args.allow_remote)
         auto = make_agent(args.auto) if args.auto else None
         play(args.players, args.seat, specs, game_seed, auto=auto, record=args.record)
     except (AgentError, RecordError) as exc:

@@ -87,8 +87,11 @@ def play_web(players: int, seat: int, opponents: Sequence[str], seed: int | None
     """``perikles-play --web``: the server, its new-game page set to the terminal game's
     table (you at ``seat``, the ``opponents`` elsewhere, the last one repeated); agents read
     from a file among them (``ppo:<path>``) are offered in the page."""
+    from ..agents import make_agent
     from ..agents.registry import parse_spec
 
+    for spec in set(opponents):
+        make_agent(spec)  # a bad spec is an AgentError now, not when the page asks
     others = list(opponents) + [opponents[-1]] * (players - 1 - len(opponents))
     seats = others[:seat] + ["human"] + others[seat:players - 1]
     offered = sorted({s for s in opponents if parse_spec(s)[0] in ("ppo", "rllib")})

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import socket
 import subprocess
@@ -28,13 +29,15 @@ def free_port() -> int:
 class Server:
     """One server process on a free port, over the games folder ``games``."""
 
-    def __init__(self, games: Path, *args: str) -> None:
+    def __init__(self, games: Path, *args: str, play: bool = False) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        command = (["perikles_env.play", "--web"] if play
+                   else ["perikles_env.web", "--games", str(games), "--pace", "0.02"])
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "perikles_env.web", "--games", str(games), "--port",
-             str(self.port), "--pace", "0.02", *args],
+            [sys.executable, "-m", *command, "--port", str(self.port), *args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env={**os.environ, "XDG_DATA_HOME": str(games)},
         )
         self.lines: list[str] = []
         while True:  # the command prints its links, then the page's address
@@ -194,3 +197,21 @@ def test_bad_command_lines_get_one_line_errors(tmp_path) -> None:
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_the_terminal_games_web_flag_sets_the_new_game_page(tmp_path) -> None:
+    server = Server(tmp_path, "--players", "3", "--seat", "1", "--opponents",
+                    "random,heuristic", "--seed", "5", play=True)
+    try:
+        options = httpx2.get(server.url + "/api/options").json()
+        assert options["defaults"] == {"seats": ["random", "human", "heuristic"], "seed": 5}
+        assert "(games in " + str(tmp_path / "perikles" / "games") in server.lines[-1]
+    finally:
+        server.kill()
+    for args, words in ((["--record", str(tmp_path / "r.jsonl")], "--record"),
+                        (["--opponents", "alphazero"], "unknown agent"),
+                        (["--host", "192.0.2.1"], "--allow-remote")):
+        done = subprocess.run([sys.executable, "-m", "perikles_env.play", "--web", *args],
+                              capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
+        assert done.returncode == 2 and words in done.stderr, (args, done.stderr)
