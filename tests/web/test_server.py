@@ -223,3 +223,27 @@ def test_agents_move_one_at_a_time_at_the_given_pace(tmp_path) -> None:
     assert moves >= 2
     assert steps == list(range(steps[0], moves + 1))  # each agent move is shown on its own
     assert elapsed >= pace * moves
+
+
+def test_a_trained_agent_offered_on_the_command_line_plays_in_the_page(tmp_path) -> None:
+    """`perikles-play --web --opponents ppo:<path>`: the page may seat exactly that spec."""
+    pytest.importorskip("sb3_contrib")
+    from tests.agents.test_ppo_agent import train_tiny
+
+    spec = f"ppo:{train_tiny(tmp_path / 'tiny.zip')}"
+    server = GameServer(Tables(tmp_path / "games"), pace=0.0, offered=[spec])
+    with TestClient(create_app(server), base_url="http://127.0.0.1") as c:
+        assert spec in c.get("/api/options").json()["agents"]
+        refused = c.post("/api/games", json={"seats": ["human", spec + ",deterministic=false",
+                                                       "random"]})
+        assert refused.status_code == 400 and "command line" in refused.json()["error"]
+        game = create(c, ["human", spec, spec, "random"], seed=5)
+        token = token_of(game["links"][0])
+        for _ in range(8):
+            s = wait_turn(c, token)
+            c.post(f"/api/seat/{token}/act", json={"action": s["moves"][0]["action"],
+                                                   "step": s["step"]})
+        table = server.tables.by_id[game["id"]]
+        assert table.names[1] == spec and table.error == ""
+        feed = " ".join(line["text"] for line in table.feed[0] if line["actor"] in (1, 2))
+        assert "p1" in feed and "p2" in feed  # the trained agents moved
