@@ -7,8 +7,9 @@ Records come from ``python -m perikles_env.play --record FILE`` or from the eval
 ``games.jsonl`` (see ``perikles_env/records.py``). The page shows the SVG board at every
 decision, at the end of every turn and at the end of the game, a step slider (keyboard:
 left/right arrows, PageUp/PageDown for 10 steps, Home/End), the event log in words with
-what led to the board highlighted, the decision that led to it ("p2 chose: ..."), and a
-view selector: the public view (default) or what one player could see.
+what led to the board highlighted, the decision that led to it ("p2 chose: ..."), the
+exact battle odds before each battle-special decision, and a view selector: the public view
+(default) or what one player could see.
 
 The board pictures are split into sections (``render.board_sections``) and each distinct
 section is stored once, so a whole game with every player's view stays a few MB.
@@ -26,7 +27,7 @@ from .cli import CliParser, non_negative_int
 from .engine.game import Game
 from .files import write_text
 from .records import GameRecord, RecordError, path_problem, read_records, replay
-from .render.narrate import PHASE_TITLES, describe_action, describe_events
+from .render.narrate import PHASE_TITLES, battle_summary, describe_action, describe_events
 from .render.svg import HEIGHT, WIDTH, board_sections, svg_document
 from .render.turns import ends_a_turn, turn_end_states
 
@@ -64,6 +65,7 @@ def viewer_data(record: GameRecord) -> dict[str, Any]:
             "turn": game.turn,
             "phase": "END_OF_TURN" if end else game.phase.name,
             "scores": game.scores(),
+            "odds": [battle_summary(game, v) or "" for v in views] if not end else [],
         })
 
     chose: tuple[int, list[str]] | None = None
@@ -172,7 +174,9 @@ body { font-family: "DejaVu Sans", Verdana, sans-serif; margin: 0; background: #
         display: flex; flex-direction: column; gap: 8px; }
 #status, #chose { background: #fffaf0; border: 1px solid #c9bfa8; padding: 8px;
                   border-radius: 4px; }
-#chose:empty { display: none; }
+#chose:empty, #odds:empty { display: none; }
+#odds { background: #fff3cf; border: 1px solid #c0392b; padding: 8px; border-radius: 4px;
+        white-space: pre-wrap; font-size: 13px; }
 #log { overflow-y: auto; background: #fffaf0; border: 1px solid #c9bfa8; border-radius: 4px;
        margin: 0; padding: 6px 6px 6px 34px; font-size: 13px; flex: 1; }
 #log li.now { background: #f7e3a8; font-weight: bold; }
@@ -192,6 +196,7 @@ h1 { font-size: 15px; margin: 0; font-weight: normal; }
     <h1 id="title"></h1>
     <div id="status"></div>
     <div id="chose"></div>
+    <div id="odds"></div>
     <ol id="log"></ol>
   </div>
 </div>
@@ -218,6 +223,7 @@ function show(s) {
   document.getElementById("status").textContent = f.status;
   document.getElementById("chose").textContent =
     f.actor >= 0 ? "p" + f.actor + " chose: " + f.chose[v] : "";
+  document.getElementById("odds").textContent = f.odds.length ? f.odds[v] : "";
   const since = step > 0 ? data.frames[step - 1].events : 0;
   const log = document.getElementById("log");
   log.replaceChildren(...data.events.slice(0, f.events).map((text, i) => {

@@ -194,10 +194,12 @@ def _player(v: _View, p: int, labels: Sequence[str]) -> str:
     out.append(_text(x0 + 170, mid, str(g.scores()[p]), size=14, weight="bold"))
     out.append(_text(x0 + 212, mid, str(g.supply[p]), size=12))
     out.append(_text(x0 + 258, mid, str(g.held2[p] + g.held1[p]), size=12))
-    led = [D.CITY_NAMES[c][:3].capitalize() for c in range(D.NUM_CITIES) if g.leader[c] == p]
+    cities = [c for c in range(D.NUM_CITIES) if g.leader[c] == p]
+    short = 3 if len(cities) <= 3 else 2  # "Ath Spa Arg", or "At Sp Ar Co": fits its column
+    led = [D.CITY_NAMES[c][:short].capitalize() for c in cities]
     if g.persian >> p & 1:
         led.append("Persia")
-    out.append(_text(x0 + 296, mid, " ".join(led) or "-", size=11))
+    out.append(_text(x0 + 296, mid, " ".join(led) or "-", size=11 if short == 3 else 10))
     out.append(_text(x0 + 388, mid, _special_text(v, p), size=11))
     return _group(f"player p{p}", out)
 

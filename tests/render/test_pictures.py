@@ -256,3 +256,28 @@ def test_a_video_gets_the_board_at_each_end_of_turn() -> None:
         assert f"turn 1 of {D.NUM_TURNS}  ·  end of turn 1" in header
         assert not any("to act" in t for t in header)
         break
+
+
+def test_the_cities_a_player_leads_fit_their_column() -> None:
+    """However many cities a player leads, their names stay inside the 'led' column
+    (three letters a city up to three cities, then two at a smaller size: at most 17
+    characters), never over his special tiles."""
+    import random
+
+    from perikles_env.engine import GameConfig, new_game
+
+    most = 0
+    for seed in range(40):
+        game = new_game(GameConfig(num_players=3), seed=seed)
+        chooser = random.Random(seed)
+        while not game.is_terminal and game.phase != Phase.COMMIT:
+            game.apply_action(chooser.choice(game.legal_actions()))
+        if game.is_terminal:
+            continue
+        for p in range(game.n):
+            count = sum(1 for c in range(D.NUM_CITIES) if game.leader[c] == p)
+            texts = group_texts(board_svg(game, None), f"player p{p}")
+            led = texts[5]
+            assert len(led.split()) == max(count, 1) and len(led) <= 17, led
+            most = max(most, count)
+    assert most >= 4

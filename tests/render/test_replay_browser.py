@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from perikles_env.records import replay
-from perikles_env.render.narrate import describe_action
+from perikles_env.render.narrate import battle_summary, describe_action
 from perikles_env.render.svg import board_svg
 from perikles_env.render.turns import turn_end_states
 from perikles_env.replay import _status, write_html
@@ -88,6 +88,8 @@ def check_page(page, record, states, step: int, viewer: int | None) -> None:
     else:
         before, action = chose
         assert told == f"p{before.current} chose: {describe_action(before, action, viewer)}"
+    odds = "" if end else battle_summary(state, viewer) or ""
+    assert page.inner_text("#odds").strip() == odds.strip()
     log = page.eval_on_selector_all("#log li", "els => els.length")
     assert log == len(state.event_log)
     now = page.eval_on_selector_all("#log li.now", "els => els.length")
@@ -136,6 +138,20 @@ def test_the_view_selector_shows_each_players_information_only(viewer) -> None:
         for v in (None, 0, 1, 2, 3)
     }
     assert len(views) > 2  # the views really differ at this step
+    page.select_option("#view", "0")
+    assert errors == []
+
+
+def test_a_battle_decision_shows_its_odds(viewer, tmp_path) -> None:
+    page, record, states, errors = viewer
+    battle = next(i for i, (s, e, _c) in enumerate(states)
+                  if not e and s.phase.name == "BATTLE_SPECIAL")
+    page.fill("#slider", str(battle))
+    for seat in (None, states[battle][0].current):
+        page.select_option("#view", "0" if seat is None else str(seat + 1))
+        check_page(page, record, states, battle, seat)
+        assert "The attacker wins this round" in page.inner_text("#odds")
+    page.screenshot(path=str(Path(os.environ.get("PERIKLES_SHOTS", tmp_path)) / "battle.png"))
     page.select_option("#view", "0")
     assert errors == []
 
