@@ -105,6 +105,8 @@ def path_problem(path: str | Path, overwrite: bool = True) -> str:
 def read_records(path: str | Path) -> list[GameRecord]:
     """Every game record in a JSONL file (play records or evaluator ``games.jsonl`` rows)."""
     path = Path(path)
+    if path.is_dir():
+        raise RecordError(f"{str(path)!r} is a folder, not a record file")
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -71,6 +71,7 @@ def test_engine_demo_fails_cleanly(args, words) -> None:
 def test_replay_fails_cleanly(tmp_path) -> None:
     missing = tmp_path / "missing.jsonl"
     assert_clean_failure(run("perikles_env.replay", str(missing)), "no such record file")
+    assert_clean_failure(run("perikles_env.replay", str(tmp_path)), "is a folder")
     corrupt = tmp_path / "corrupt.jsonl"
     corrupt.write_text('{"seed": 1, "players": 3, "agents": ["a", "b", "c"], "actions": [')
     assert_clean_failure(run("perikles_env.replay", str(corrupt)), "corrupt.jsonl:1", "not JSON")
