@@ -45,8 +45,7 @@ FILE_AGENTS = ("ppo", "rllib")  # agents loaded from a path on the server
 MAX_BODY = 4096
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-    "style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'; "
-    "frame-ancestors 'none'",
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
     "Referrer-Policy": "no-referrer",  # seat URLs hold tokens
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-store",

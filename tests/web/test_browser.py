@@ -137,3 +137,27 @@ def test_two_people_play_their_own_seats_from_two_browsers(browser, tmp_path, wh
         assert errors == []
     finally:
         server.stop()
+
+
+def test_the_new_game_page_says_what_is_wrong_and_creates_nothing(browser, tmp_path):
+    server = LiveServer(tmp_path)
+    try:
+        errors: list[str] = []
+        page = open_page(browser, server.url + "/", [], errors)
+        page.select_option("#players", "3")
+        assert page.locator("#seats input").count() == 3
+        for seat, spec, seed, message in (
+            (1, "alphazero", "", "unknown agent 'alphazero'"),
+            (2, "ppo:/tmp/model.zip", "", "command line"),
+            (1, "random", "abc", "field 'seed' must be a whole number"),
+        ):
+            page.fill(f"#seat{seat}", spec)
+            page.fill("#seed", seed)
+            page.click("#start")
+            page.wait_for_selector("#error:not([hidden])")
+            assert message in page.inner_text("#error")
+            page.fill(f"#seat{seat}", "random")
+        assert server.game_server.tables.by_id == {}
+        assert [e for e in errors if "status of 400" not in e] == []
+    finally:
+        server.stop()

@@ -30,7 +30,8 @@ async function start(e) {
   $("error").hidden = true;
   const seats = [...$("seats").querySelectorAll("input")].map((i) => i.value.trim());
   const body = {seats: seats};
-  if ($("seed").value.trim()) body.seed = Number($("seed").value.trim());
+  const seed = $("seed").value.trim();
+  if (seed) body.seed = /^[0-9]+$/.test(seed) ? Number(seed) : seed;  // the server says why not
   const reply = await fetch("/api/games", {
     method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
   });
