@@ -191,21 +191,28 @@ def test_svg_to_rgb_scales() -> None:
     assert small.shape == (HEIGHT // 2, WIDTH // 2, 3) and small.dtype == np.uint8
 
 
-def test_a_leaders_hand_is_never_cut_off_on_its_city_card() -> None:
-    """In the leader's own view every counter of his hand is listed on the city card (on two
-    lines when one is too short), none cut off."""
+def _commit_phases(players: int, seeds):
+    """The first commit-phase state of a uniform-random game per seed (if it gets there)."""
     import random
 
     from perikles_env.engine import GameConfig, new_game
 
-    longest = 0
-    for seed in range(12):
-        game = new_game(GameConfig(num_players=4), seed=seed)
+    for seed in seeds:
+        game = new_game(GameConfig(num_players=players), seed=seed)
         chooser = random.Random(seed)
         while not game.is_terminal and game.phase != Phase.COMMIT:
             game.apply_action(chooser.choice(game.legal_actions()))
-        if game.is_terminal:
-            continue
+        if not game.is_terminal:
+            yield game
+
+
+def test_a_leaders_hand_is_never_cut_off_on_its_city_card() -> None:
+    """In the leader's own view every counter of his hand is listed on the city card (on two
+    lines when one is too short), none cut off."""
+
+
+    longest = 0
+    for game in _commit_phases(4, range(12)):
         for c in range(D.NUM_CITIES):
             leader = game.leader[c]
             if leader < 0:
@@ -262,18 +269,10 @@ def test_the_cities_a_player_leads_fit_their_column() -> None:
     """However many cities a player leads, their names stay inside the 'led' column
     (three letters a city up to three cities, then two at a smaller size: at most 17
     characters), never over his special tiles."""
-    import random
 
-    from perikles_env.engine import GameConfig, new_game
 
     most = 0
-    for seed in range(40):
-        game = new_game(GameConfig(num_players=3), seed=seed)
-        chooser = random.Random(seed)
-        while not game.is_terminal and game.phase != Phase.COMMIT:
-            game.apply_action(chooser.choice(game.legal_actions()))
-        if game.is_terminal:
-            continue
+    for game in _commit_phases(3, range(40)):
         for p in range(game.n):
             count = sum(1 for c in range(D.NUM_CITIES) if game.leader[c] == p)
             texts = group_texts(board_svg(game, None), f"player p{p}")

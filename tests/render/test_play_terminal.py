@@ -148,24 +148,35 @@ def test_keys_stay_the_same_between_prompts_and_typed_ahead_keys_are_dropped(tmp
             assert seen == {re.search(r"location (\d)", label).group(1)}, (label, seen)
 
 
+def scripted_game(players: int, seed: int) -> tuple[str, list[str]]:
+    """A whole game played in-process against heuristic players, the human always taking
+    the first key of each menu: all that was written, and each screen (its last lines)
+    that ended in a prompt."""
+    from perikles_env.play import play
+
+    out: list[str] = []
+    keys: list[str] = []
+    screens: list[str] = []
+
+    def write(text: str) -> None:
+        out.append(text)
+        found = OPTION.findall(text)
+        if found:
+            keys.append(found[0][0])
+
+    def read(prompt: str) -> str:
+        screens.append("\n".join(out[-14:]))
+        return keys.pop()
+
+    play(players, 0, ["heuristic"], seed=seed, read=read, write=write)
+    return "\n".join(out), screens
+
+
 def test_a_single_legal_answer_is_taken_and_said() -> None:
     """A battle round where the human's special cannot be played asks nothing: the pass is
     taken and the screen says so."""
-    from perikles_env.play import play
-
     for seed in range(20):
-        out: list[str] = []
-        keys: list[str] = []
-
-        def write(text: str, out=out, keys=keys) -> None:
-            out.append(text)
-            found = OPTION.findall(text)
-            if found:
-                keys.append(found[0][0])
-
-        play(3, 0, ["heuristic"], seed=seed, read=lambda prompt, keys=keys: keys.pop(),
-             write=write)
-        text = "\n".join(out)
+        text, _screens = scripted_game(3, seed)
         if "(your only choice here, taken: pass: play no battle special)" in text:
             assert "0. pass: play no battle special" not in text.split("taken: pass")[0][-300:]
             return
@@ -189,24 +200,8 @@ def test_a_fresh_seed_unless_one_is_given() -> None:
 
 
 def test_a_battle_decision_shows_the_odds_of_each_choice() -> None:
-    from perikles_env.play import play
-
     for seed in range(30):
-        out: list[str] = []
-        keys: list[str] = []
-        screens: list[str] = []
-
-        def write(text: str, out=out, keys=keys) -> None:
-            out.append(text)
-            found = OPTION.findall(text)
-            if found:
-                keys.append(found[0][0])
-
-        def read(prompt: str, out=out, keys=keys, screens=screens) -> str:
-            screens.append("\n".join(out[-14:]))
-            return keys.pop()
-
-        play(4, 0, ["heuristic"], seed=seed, read=read, write=write)
+        _text, screens = scripted_game(4, seed)
         battle = [s for s in screens if "Battle: specials" in s and "0. pass" in s]
         if battle:
             screen = battle[0]
