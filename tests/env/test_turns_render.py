@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 
 from perikles_env import env
-from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, Phase
+from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, Phase, new_game
 from perikles_env.engine import data as D
 from perikles_env.engine.determinize import known_cities, revealed_slot
 from perikles_env.environment.render import render_text
 from perikles_env.errors import IllegalActionError
+from perikles_env.render.narrate import special_title
 
 NC = D.NUM_CLASSES
 
@@ -134,7 +135,7 @@ def test_info_mask_is_a_copy_the_env_does_not_depend_on() -> None:
 
 
 def commit_state(n: int, seed: int) -> Game:
-    g = Game.new(GameConfig(num_players=n), seed=seed)
+    g = new_game(GameConfig(num_players=n), seed=seed)
     r = random.Random(seed)
     while not (g.phase == Phase.COMMIT and sum(g.at) >= 8 and any(g.pool)):
         g.apply_action(r.choice(g.legal_actions()))
@@ -193,19 +194,26 @@ def test_board_text_shows_what_the_viewer_may_see(n: int, seed: int) -> None:
     for viewer in range(n):
         text = render_text(g, viewer)
         own = g.special[viewer]
-        assert f"your special tile: {D.SPECIAL_NAMES[own] if own >= 0 else 'none'}" in text
+        title = special_title(D.SPECIAL_NAMES[own]) if own >= 0 else "none"
+        assert f"your special tile: {title}" in text
         known = known_cities(g, viewer)
         for k in D.EXISTING_CLASSES:  # his own hand, by strength
             if g.pool[k] and known >> D.CLASS_CITY[k] & 1:
-                assert f"{D.class_name(k)}x{g.pool[k]}" in text.split("all hands")[0]
+                assert f"{counter_label(k)}x{g.pool[k]}" in text.split("all hands")[0]
         h = g.clone()  # a visible change: cubes
         h.cubes[D.MEGARA * 5 + (viewer + 1) % n] += 1
         h.supply[(viewer + 1) % n] -= 1
         assert render_text(h, viewer) != text
 
 
+def counter_label(k: int) -> str:
+    """A counter class as the text board writes it: 'Sparta-H3'."""
+    home, rest = D.class_name(k).split("-")
+    return f"{home.capitalize()}-{rest}"
+
+
 def test_board_text_during_a_battle_shows_the_revealed_location_by_strength() -> None:
-    g = Game.new(GameConfig(num_players=4), seed=9)
+    g = new_game(GameConfig(num_players=4), seed=9)
     r = random.Random(9)
     while not (g.phase in (Phase.BATTLE_SPECIAL, Phase.CASUALTY) and sum(g.at) > 0):
         g.apply_action(r.choice(g.legal_actions()))
@@ -216,7 +224,7 @@ def test_board_text_during_a_battle_shows_the_revealed_location_by_strength() ->
         for k in D.EXISTING_CLASSES:
             if g.at[box * NC + k]:
                 for viewer in range(4):
-                    assert f"{D.class_name(k)}x{g.at[box * NC + k]}" in render_text(g, viewer)
+                    assert f"{counter_label(k)}x{g.at[box * NC + k]}" in render_text(g, viewer)
                 shown += 1
     assert shown > 0
 
