@@ -3,17 +3,25 @@ the board shows only what the human may see."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import GameConfig, new_game
 from perikles_env.engine import data as D
 from perikles_env.play import main, phase_view, play
+from perikles_env.render.narrate import special_title
 
 
 def test_scripted_human_plays_a_whole_game_against_agents():
-    answers = iter(["x", "99", "?", "²", "0"] + ["1"] * 5000)  # bad inputs are asked again
+    answers = iter(["x", "99", "?", "²", "0"])  # bad inputs are asked again
     out: list[str] = []
-    scores = play(3, 1, ["random"], seed=4, read=lambda prompt: next(answers), write=out.append)
+
+    def read(prompt: str) -> str:  # then the first choice of each menu
+        first = next(line for line in reversed(out) if re.match(r"^\s+\w+\. ", line))
+        return next(answers, first.split(".")[0].strip())
+
+    scores = play(3, 1, ["random"], seed=4, read=read, write=out.append)
     assert scores is not None and len(scores) == 3
     text = "\n".join(out)
     assert "'²' is not a choice here" in text and "'0' is not a choice" in text
@@ -28,12 +36,13 @@ def test_quit_returns_none():
 
 
 def test_board_shows_own_special_but_not_others():
-    g = Game.new(GameConfig(num_players=4), seed=2)
+    g = new_game(GameConfig(num_players=4), seed=2)
     text = phase_view(g, 0)
-    assert D.SPECIAL_NAMES[g.special[0]] in text
+    body = text.split("\n", 1)[1]  # below the header line ("Perikles  turn 1 ...")
+    assert f"your special tile: {special_title(D.SPECIAL_NAMES[g.special[0]])};" in body
     for p in (1, 2, 3):
         if g.special[p] != g.special[0]:
-            assert D.SPECIAL_NAMES[g.special[p]] not in text
+            assert special_title(D.SPECIAL_NAMES[g.special[p]]) not in body
 
 
 def test_auto_mode_and_bad_opponent(capsys):
