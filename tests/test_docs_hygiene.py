@@ -88,8 +88,6 @@ def test_results_tables_say_when_and_how() -> None:
 
 
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
-# written with the browser game; a missing one is reported by the lead's check, not here
-PENDING = {"docs/play.md", "docs/img/web_game.png", "docs/img/web_battle.png"}
 
 
 def test_relative_links_resolve() -> None:
@@ -99,7 +97,7 @@ def test_relative_links_resolve() -> None:
             if "://" in target or target.startswith("mailto:"):
                 continue
             path = (doc.parent / target).resolve()
-            if not path.exists() and str(path.relative_to(ROOT)) not in PENDING:
+            if not path.exists():
                 broken.append(f"{doc.relative_to(ROOT)}: {target}")
     assert not broken, "\n".join(broken)
 
