@@ -20,7 +20,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from perikles_env.engine import Game, GameConfig  # noqa: E402
+from perikles_env.engine import Game, GameConfig, new_game  # noqa: E402
 from perikles_env.engine.determinize import determinize  # noqa: E402
 from perikles_env.engine.native import from_python  # noqa: E402
 from perikles_env.engine.rng import Rng  # noqa: E402
@@ -32,8 +32,8 @@ def twin_states(games: int) -> list[tuple[Game, Game, int]]:
     for n in (3, 4, 5):
         for seed in range(games):
             config = GameConfig(num_players=n)
-            py = Game.new(config, seed=seed, backend="python")
-            cpp = Game.new(config, seed=seed, backend="native")
+            py = new_game(config, seed=seed, backend="python")
+            cpp = new_game(config, seed=seed, backend="native")
             policy, step = Rng(seed), 0
             while not py.is_terminal:
                 if step % 5 == 0:

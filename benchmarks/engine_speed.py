@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from perikles_env.engine import Game, GameConfig  # noqa: E402
+from perikles_env.engine import Game, GameConfig, new_game  # noqa: E402
 from perikles_env.engine.rng import Rng  # noqa: E402
 
 CLONE_SAMPLE_EVERY = 8
@@ -36,7 +36,7 @@ def play(n: int, games: int, seed0: int, record_events: bool) -> tuple[float, in
     kept: list[Game] = []
     elapsed = 0.0
     for seed in range(seed0, seed0 + games):
-        g = Game.new(config, seed=seed, backend="python")
+        g = new_game(config, seed=seed, backend="python")
         policy = Rng(seed)
         start = time.perf_counter()
         while not g.is_terminal:

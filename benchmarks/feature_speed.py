@@ -19,7 +19,7 @@ import time
 
 from perikles_env.analysis.battle_features import battle_features
 from perikles_env.analysis.observation import ObservationEncoder
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import Game, GameConfig, new_game
 
 
 def decision_points(games: int, players: int) -> list[tuple[Game, int]]:
@@ -27,7 +27,7 @@ def decision_points(games: int, players: int) -> list[tuple[Game, int]]:
     rng = random.Random(0)
     out = []
     for seed in range(games):
-        game = Game.new(GameConfig(num_players=players), seed=seed)
+        game = new_game(GameConfig(num_players=players), seed=seed)
         while not game.is_terminal:
             if game.current == 0:
                 out.append((game.clone(), 0))

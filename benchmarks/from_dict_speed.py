@@ -19,7 +19,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from perikles_env.engine import Game, GameConfig, Phase  # noqa: E402
+from perikles_env.engine import Game, GameConfig, Phase, new_game  # noqa: E402
 from perikles_env.engine import state as S  # noqa: E402
 from perikles_env.engine import validate as V  # noqa: E402
 from perikles_env.engine.rng import Rng  # noqa: E402
@@ -29,7 +29,7 @@ def saved_states(games: int) -> list[dict[str, Any]]:
     out = []
     for n in (3, 4, 5):
         for seed in range(games):
-            g = Game.new(GameConfig(num_players=n), seed=seed, backend="python")
+            g = new_game(GameConfig(num_players=n), seed=seed, backend="python")
             policy = Rng(seed)
             while not g.is_terminal:
                 out.append(g.to_dict())

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from perikles_env.agents import make_agent  # noqa: E402
 from perikles_env.agents.ismcts import ISMCTSAgent, ISMCTSParams  # noqa: E402
-from perikles_env.engine import Game, GameConfig  # noqa: E402
+from perikles_env.engine import Game, GameConfig, new_game  # noqa: E402
 from perikles_env.engine.backend import native_error  # noqa: E402
 
 PLAYERS = 4
@@ -41,7 +41,7 @@ def mid_game_states(backend: str, games: int, per_game: int) -> list[tuple[Game,
     agent = make_agent("heuristic")
     out: list[tuple[Game, int]] = []
     for seed in range(games):
-        g = Game.new(GameConfig(num_players=PLAYERS, record_events=False), seed, backend=backend)
+        g = new_game(GameConfig(num_players=PLAYERS, record_events=False), seed, backend=backend)
         rng = np.random.default_rng(seed)
         found: list[tuple[Game, int]] = []
         while not g.is_terminal:

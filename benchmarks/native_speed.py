@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from perikles_env.engine import Game, GameConfig  # noqa: E402
+from perikles_env.engine import Game, GameConfig, new_game  # noqa: E402
 from perikles_env.engine.rng import Rng  # noqa: E402
 
 
@@ -36,7 +36,7 @@ def play(backend: str, n: int, games: int, record: bool) -> tuple[float, int, li
     config = GameConfig(num_players=n, record_events=record)
     decisions, kept, elapsed = 0, [], 0.0
     for seed in range(games):
-        g = Game.new(config, seed=seed, backend=backend)
+        g = new_game(config, seed=seed, backend=backend)
         policy = Rng(seed)
         start = time.perf_counter()
         while not g.is_terminal:

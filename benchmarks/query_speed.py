@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from perikles_env.engine import Game, GameConfig  # noqa: E402
+from perikles_env.engine import Game, GameConfig, new_game  # noqa: E402
 from perikles_env.engine import queries as Q  # noqa: E402
 from perikles_env.engine.rng import Rng  # noqa: E402
 
@@ -49,8 +49,8 @@ def twin_states(games: int) -> tuple[list[Game], list[Game]]:
     pys, cpps = [], []
     for seed in range(games):
         config = GameConfig(num_players=4)
-        py = Game.new(config, seed=seed, backend="python")
-        cpp = Game.new(config, seed=seed, backend="native")
+        py = new_game(config, seed=seed, backend="python")
+        cpp = new_game(config, seed=seed, backend="native")
         policy, step = Rng(seed), 0
         while not py.is_terminal:
             if step % 3 == 0:

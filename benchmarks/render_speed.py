@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import Game, GameConfig, new_game
 from perikles_env.render import board_svg
 from perikles_env.render.raster import svg_to_rgb
 
@@ -42,7 +42,7 @@ print(steps / (time.perf_counter() - start), "resvg_py" in sys.modules or "PIL" 
 
 
 def sample_states(every: int) -> list[Game]:
-    game = Game.new(GameConfig(num_players=4), seed=0)
+    game = new_game(GameConfig(num_players=4), seed=0)
     chooser = random.Random(0)
     states, decision = [], 0
     while not game.is_terminal:

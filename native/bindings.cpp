@@ -2,6 +2,8 @@
 // perikles_env/engine/native.py wraps into a perikles_env.engine.Game subclass. Python owns
 // validation and errors; every entry point here is memory-safe on any input (bad input
 // raises ValueError / TypeError, never undefined behaviour).
+#include <memory>
+
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/pair.h>
@@ -94,8 +96,10 @@ struct Engine {
   uint64_t legal_bits[(pk::NUM_ACTIONS + 63) / 64];
   bool legal_valid = false;
   bool dirty = false;  // fields were set: run finish_load's checks before the next use
+  std::string broken;  // why this engine refuses every call ("" while usable)
 
   void ensure_checked() {
+    if (!broken.empty()) throw std::runtime_error(broken);
     if (dirty) {
       finish_load();
       dirty = false;
@@ -110,57 +114,26 @@ struct Engine {
     legal_valid = true;
   }
   bool is_legal(int a) {
+    ensure_checked();
     if (a < 0 || a >= pk::NUM_ACTIONS || g.phase == pk::Phase::GAME_OVER) return false;
     refresh_legal();
     return legal_bits[a >> 6] >> (a & 63) & 1;
   }
+  // An action that throws inside the rules (a broken invariant: never for a state that
+  // passed the Python validator) leaves the engine refusing every further call.
   bool apply(int a) {
     if (!is_legal(a)) return false;
     legal_valid = false;
-    g.apply_action(a);
+    try {
+      g.apply_action(a);
+    } catch (const std::exception& e) {
+      broken = std::string("the C++ core failed inside an action (") + e.what() +
+               "); this game refuses every further call";
+      throw std::runtime_error(broken);
+    }
     return true;
   }
 
-  // `apply` that also says which fields the action changed: a tuple of their names, or
-  // None when the action is illegal (nothing changed). NativeGame forgets only those of
-  // its cached field copies, so Python code that reads the state after every decision
-  // (a PlayerView per heuristic move) copies out of C++ only what moved.
-  nb::object apply_changed(int a) {
-    if (!is_legal(a)) return nb::none();
-    // scratch kept per thread, not per engine: a clone copies no buffers
-    static thread_local std::vector<int64_t> before, after;
-    static thread_local std::array<size_t, NUM_FIELDS + 1> before_start, after_start;
-    pack(before, before_start);
-    legal_valid = false;
-    g.apply_action(a);
-    pack(after, after_start);
-    nb::list names;
-    for (int id = 0; id < NUM_FIELDS; ++id) {
-      auto b0 = before.begin() + before_start[id], b1 = before.begin() + before_start[id + 1];
-      auto a0 = after.begin() + after_start[id], a1 = after.begin() + after_start[id + 1];
-      if (!std::equal(b0, b1, a0, a1)) names.append(nb::str(FIELDS[id].name));
-    }
-    return nb::tuple(names);
-  }
-
-  // Every field's values in one flat buffer, `start[id]` where field `id` begins.
-  void pack(std::vector<int64_t>& out, std::array<size_t, NUM_FIELDS + 1>& start) {
-    out.clear();
-    for (int id = 0; id < NUM_FIELDS; ++id) {
-      start[id] = out.size();
-      Ref r = field_ref(g, id);
-      switch (FIELDS[id].kind) {
-        case F_INT: out.push_back(*r.scalar); break;
-        case F_PHASE: out.push_back(static_cast<int>(*r.phase)); break;
-        case F_BOOL: out.push_back(*r.flag); break;
-        case F_U64: out.push_back(static_cast<int64_t>(*r.u64)); break;
-        case F_ARRAY: out.insert(out.end(), r.array, r.array + FIELDS[id].size); break;
-        case F_SVEC: out.insert(out.end(), r.svec, r.svec + *r.svec_n); break;
-        case F_VECTOR: out.insert(out.end(), r.vec->begin(), r.vec->end()); break;
-      }
-    }
-    start[NUM_FIELDS] = out.size();
-  }
   // The legal actions as a 0/1 mask written into a caller-owned array of NUM_ACTIONS
   // bytes (numpy bool or uint8): no allocation per decision.
   template <typename T>
@@ -240,32 +213,6 @@ struct Engine {
       std::copy(values.begin(), values.end(), r.svec);
       *r.svec_n = static_cast<int32_t>(len);
     }
-  }
-
-  // One item of a list field (a FieldList's `x[i] = v`): checked like `set`.
-  void set_item(int id, int index, nb::handle value) {
-    if (id < 0 || id >= NUM_FIELDS) throw nb::index_error("field id");
-    const Field& f = FIELDS[id];
-    int v = checked_int(value, f);  // before any change
-    Ref r = field_ref(g, id);
-    int size;
-    int* target;
-    if (f.kind == F_VECTOR) {
-      size = static_cast<int>(r.vec->size());
-      target = r.vec->data();
-    } else if (f.kind == F_ARRAY) {
-      size = f.size;
-      target = r.array;
-    } else if (f.kind == F_SVEC) {
-      size = *r.svec_n;
-      target = r.svec;
-    } else {
-      throw nb::type_error((std::string(f.name) + ": not a list").c_str());
-    }
-    if (index < 0 || index >= size) throw nb::index_error((std::string(f.name) + ": index out of range").c_str());
-    target[index] = v;
-    legal_valid = false;
-    dirty = true;
   }
 
   // Cross-field checks the C++ engine needs to stay memory-safe and terminating (Python's
@@ -568,19 +515,23 @@ NB_MODULE(_native, m) {
         }
         return e;
       }, nb::rv_policy::take_ownership)
-      .def_static("blank", []() { return new Engine(); }, nb::rv_policy::take_ownership)
+      .def_static("load", [](nb::list values) {
+        // A whole state (every field, in field-id order), validated by Python first: each
+        // value is range-checked here and the state as a whole by finish_load.
+        if (values.size() != NUM_FIELDS) throw nb::value_error("load: one value per field");
+        auto e = std::make_unique<Engine>();
+        for (int id = 0; id < NUM_FIELDS; ++id) e->set(id, values[id]);
+        e->ensure_checked();
+        return e.release();
+      }, nb::rv_policy::take_ownership)
       .def("clone", [](const Engine& e) { return new Engine(e); }, nb::rv_policy::take_ownership)
       .def("legal_actions", &Engine::legal_list)
       .def("is_legal", &Engine::is_legal)
       .def("legal_mask", &Engine::legal_mask<bool>, nb::arg("out").noconvert())
       .def("legal_mask", &Engine::legal_mask<uint8_t>, nb::arg("out").noconvert())
+      .def("legal_mask", &Engine::legal_mask<int8_t>, nb::arg("out").noconvert())
       .def("apply", &Engine::apply)
-      .def("apply_changed", &Engine::apply_changed)
       .def("get", &Engine::get)
-      .def("set", &Engine::set)
-      .def("set_item", &Engine::set_item)
-      .def("finish_load", [](Engine& e) { e.dirty = true; e.ensure_checked(); })
-      .def("clear_events", [](Engine& e) { e.g.ev.clear(); e.g.ev_count = 0; })
       .def("events", &Engine::events)
       .def("num_events", [](const Engine& e) { return e.g.ev_count; })
       .def("scores", &Engine::scores)

@@ -52,3 +52,18 @@ class IllegalActionError(PeriklesError, ValueError):
             f"illegal action {action!r} ({action_str}) for player {player} in phase {phase}{why}; "
             f"legal: [{shown}{more}]"
         )
+
+
+class ReadOnlyStateError(PeriklesError, TypeError):
+    """A write to, or Python rule code run over, a game whose state lives in the C++ core
+    (``NativeGame``). Its state changes only through ``apply_action``; build a scenario on a
+    Python game and load it with ``NativeGame.from_python`` (or ``from_dict``)."""
+
+
+class CoreFailureError(PeriklesError, RuntimeError):
+    """The C++ core stopped in the middle of an action; the game refuses every further
+    call (its state may be half-applied)."""
+
+
+class ConcurrentUseError(PeriklesError, RuntimeError):
+    """A second thread used a vector env while another thread was stepping it."""

@@ -11,7 +11,7 @@ separators=(",", ":"))`` and ``sha(state)`` the sha256 hex digest of ``canonical
 
 * line 1, header: ``{"format": "perikles-golden-1", "num_players", "seed", "policy_seed",
   "num_actions", "full_state_every", "decisions"}``. The game is
-  ``Game.new(GameConfig(num_players), seed)``; the policy picks
+  ``new_game(GameConfig(num_players), seed)``; the policy picks
   ``legal[Rng(policy_seed).randrange(len(legal))]`` (engine ``Rng``), uniform over the list.
 * one line per decision ``i``: ``{"i", "turn", "phase", "player", "state_sha256", "legal",
   "action", "action_str", "next_sha256"}``, plus ``"state"`` (the full ``to_dict()``) on
@@ -36,7 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from perikles_env.engine import NUM_ACTIONS, Game, GameConfig  # noqa: E402
+from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, new_game  # noqa: E402
 from perikles_env.engine.rng import Rng  # noqa: E402
 
 GOLDEN_DIR = ROOT / "tests" / "golden"
@@ -61,7 +61,7 @@ def golden_path(n: int) -> Path:
 def record(n: int, seed: int) -> Iterator[dict[str, Any]]:
     """The records of one game, header first."""
     policy = Rng(POLICY_SALT + seed)
-    g = Game.new(GameConfig(num_players=n), seed=seed)
+    g = new_game(GameConfig(num_players=n), seed=seed)
     lines: list[dict[str, Any]] = []
     sha = state_sha(g)
     while not g.is_terminal:

@@ -25,16 +25,6 @@ def test_import_linter_contracts_hold() -> None:
     assert "0 broken" in done.stdout
 
 
-# The one allowed loop: ``Game.new(backend="native")`` returns ``NativeGame``, a subclass of
-# ``Game`` defined in ``engine/native.py`` (which must import ``game``). Both imports of
-# ``native`` are made inside the call that needs them (``Game.new``; ``backend.native_error``,
-# which loads the core once to say whether it is usable), never at import time.
-DEFERRED_FACTORY_IMPORTS = (
-    ("perikles_env.engine.game", "perikles_env.engine.native"),
-    ("perikles_env.engine.backend", "perikles_env.engine.native"),
-)
-
-
 def test_no_import_cycles() -> None:
     """Tarjan's strongly connected components over every import (function-level ones too,
     ``TYPE_CHECKING`` ones excluded): each component must be a single module."""
@@ -45,9 +35,6 @@ def test_no_import_cycles() -> None:
     # a package's __init__ re-exporting its own submodules is not a cycle of logic
     for m in modules:
         edges[m] = [d for d in edges[m] if not d.startswith(m + ".")]
-    for source, target in DEFERRED_FACTORY_IMPORTS:
-        assert target in edges[source], f"stale allowance: {source} no longer imports {target}"
-        edges[source].remove(target)
     cycles = _strongly_connected(modules, edges)
     assert not cycles, f"import cycles: {cycles}"
 
@@ -157,8 +144,8 @@ def test_importing_the_engine_loads_no_third_party_module() -> None:
     alone: numpy, gymnasium and pettingzoo stay unloaded."""
     code = (
         "import sys\n"
-        "from perikles_env.engine import Game, GameConfig\n"
-        "g = Game.new(GameConfig(num_players=3), seed=1)\n"
+        "from perikles_env.engine import GameConfig, new_game\n"
+        "g = new_game(GameConfig(num_players=3), seed=1)\n"
         "while not g.is_terminal and len(g.event_log) < 200:\n"
         "    g.apply_action(g.legal_actions()[0])\n"
         "bad = sorted(m for m in ('numpy', 'gymnasium', 'pettingzoo', 'torch', 'yaml')\n"

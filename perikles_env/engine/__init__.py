@@ -1,7 +1,7 @@
 """The Perikles rules engine: standard library only, deterministic for a seed.
 
->>> from perikles_env.engine import Game, GameConfig
->>> g = Game.new(GameConfig(num_players=4), seed=7)
+>>> from perikles_env.engine import GameConfig, new_game
+>>> g = new_game(GameConfig(num_players=4), seed=7)
 >>> while not g.is_terminal:
 ...     g.apply_action(g.legal_actions()[0])
 >>> len(g.scores())
@@ -9,6 +9,7 @@
 """
 
 from .actions import NUM_ACTIONS, action_to_str
+from .factory import load_game, new_game
 from .game import MAX_GAME_DECISIONS, Game
 from .invariants import InvariantError, check_invariants
 from .phases import Phase
@@ -23,4 +24,6 @@ __all__ = [
     "Phase",
     "action_to_str",
     "check_invariants",
+    "load_game",
+    "new_game",
 ]

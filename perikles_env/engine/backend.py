@@ -37,7 +37,7 @@ def native_available() -> bool:
 
 
 def resolve_backend(backend: str | None) -> str:
-    """``"native"`` or ``"python"``: the engine ``Game.new(backend=backend)`` will use, decided
+    """``"native"`` or ``"python"``: the engine ``new_game(backend=backend)`` will use, decided
     once (same errors and warning as ``use_native``), so that an env creates every game of
     its life on the same engine."""
     return "native" if use_native(backend) else "python"

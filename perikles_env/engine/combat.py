@@ -294,7 +294,7 @@ class CombatRules(RulesBase):
 
     # ---- dice (C.4-C.6) ------------------------------------------------------------------------
 
-    def round_strengths(self, slot: int, unit_type: int) -> tuple[int, int]:
+    def _round_strengths(self, slot: int, unit_type: int) -> tuple[int, int]:
         """(attack, defence) entering the CRT for a round of ``unit_type`` at ``slot`` with
         the counters there now: counter strengths (doubled by a Brasidas / Phormio played on
         this round), plus rebels and militia (C.4, D.5, D.7). Public once the location is
@@ -306,7 +306,7 @@ class CombatRules(RulesBase):
             self._strength(slot, DEF, unit_type),
         )
 
-    def predicted_rounds(self, slot: int) -> list[tuple[int, int, int, int]]:
+    def _predicted_rounds(self, slot: int) -> list[tuple[int, int, int, int]]:
         """``queries.location_rounds`` of the location at ``slot`` with the counters there
         now: (unit type, kind, attack, defence) per round, strengths as dice would see them
         if no battle special were played."""
@@ -341,7 +341,7 @@ class CombatRules(RulesBase):
         return self.rng.randint(1, 6)
 
     def _roll_round(self, slot: int, unit_type: int) -> int:
-        attack, defence = self.round_strengths(slot, unit_type)
+        attack, defence = self._round_strengths(slot, unit_type)
         column = D.crt_column(attack, defence)
         need_a, need_d = D.CRT_ATTACKER_NEEDS[column], D.CRT_DEFENDER_NEEDS[column]
         tokens = self.b_tokens

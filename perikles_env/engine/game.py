@@ -14,13 +14,12 @@ from ..errors import IllegalActionError, InvalidConfigError
 from . import actions as A
 from . import data as D
 from . import queries as Q
-from .backend import use_native
 from .combat import CombatRules
 from .influence import InfluenceRules
 from .military import MilitaryRules
 from .phases import Phase
 from .rng import Rng
-from .state import NUM_BOXES, GameConfig
+from .state import NUM_BOXES, GameConfig, checked_index
 
 # Declared maximum number of decisions (apply_action calls) in one game, checked by the
 # random-play harness (tests/engine/test_random_play.py). Measured maxima: 401 / 488 / 510
@@ -42,6 +41,18 @@ def _as_int(value: Any) -> int | None:
         return None
 
 
+def checked_seed(seed: Any) -> int | None:
+    """``seed`` as an int in 0..2**64-1 (numpy integers accepted), or None."""
+    if seed is None:
+        return None
+    value = _as_int(seed) if getattr(seed, "ndim", 0) == 0 else None
+    if value is None:
+        raise InvalidConfigError(f"seed must be an int or None, got {seed!r}")
+    if not 0 <= value < _SEED_LIMIT:
+        raise InvalidConfigError(f"seed must be in 0..2**64-1, got {seed!r}")
+    return value
+
+
 class Game(InfluenceRules, MilitaryRules, CombatRules):
     """A game of Perikles for 3-5 players. All chance comes from ``self.rng``."""
 
@@ -50,24 +61,12 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
     # ---- construction (B.1) --------------------------------------------------------------
 
     @classmethod
-    def new(
-        cls, config: GameConfig | None = None, seed: int | None = 0, backend: str | None = None
-    ) -> Game:
-        """``backend``: "python" (this reference engine), "native" (the C++ core, an error
-        if not built), "auto" (native when built, else Python with one warning) or None
-        (``$PERIKLES_BACKEND``, else "auto"); see ``backend.py`` and docs/native.md."""
+    def new(cls, config: GameConfig | None = None, seed: int | None = 0) -> Game:
+        """A new game on this Python engine, the readable reference. ``seed``: an int in
+        0..2**64-1, or None for a fresh random one. ``engine.new_game`` chooses the engine
+        (the C++ core when built)."""
         config = config or GameConfig()
-        if seed is not None:
-            value = _as_int(seed) if getattr(seed, "ndim", 0) == 0 else None
-            if value is None:
-                raise InvalidConfigError(f"seed must be an int or None, got {seed!r}")
-            if not 0 <= value < _SEED_LIMIT:
-                raise InvalidConfigError(f"seed must be in 0..2**64-1, got {seed!r}")
-            seed = value
-        if cls is Game and use_native(backend):
-            from .native import new_native
-
-            return new_native(config, seed)
+        seed = checked_seed(seed)
         g = object.__new__(cls)
         n = config.num_players
         g.n = n
@@ -272,10 +271,16 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
     # ---- scoring (B.10) ----------------------------------------------------------------------
 
     def location_vp(self, player: int) -> int:
-        return Q.location_vp(self.loc_claim, player)
+        return self._query("location_vp", self._seat_arg(player))  # type: ignore[no-any-return]
 
     def statue_count(self, player: int) -> int:
-        return sum(self.statues[player :: D.MAX_PLAYERS])
+        return self._query("statue_count", self._seat_arg(player))  # type: ignore[no-any-return]
+
+    def statue_vp(self, player: int) -> int:
+        return self._query("statue_vp", self._seat_arg(player))  # type: ignore[no-any-return]
+
+    def cube_vp(self, player: int) -> int:
+        return self._query("cube_vp", self._seat_arg(player))  # type: ignore[no-any-return]
 
     def scores(self) -> list[int]:
         """Victory points now: cubes on the board, location tiles, statues at current value."""
@@ -306,6 +311,65 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
         """Zero-sum: winners share +1, the others -1; an all-way tie is 0 for everyone."""
         return Q.win_rewards(self.winners(), self.n)
 
+    # ---- rule queries about this state (queries.py; answered in C++ on a NativeGame) -------
+
+    def _seat_arg(self, player: Any) -> int:
+        if type(player) is not int or not 0 <= player < self.n:
+            raise ValueError(f"player must be a seat in 0..{self.n - 1}, got {player!r}")
+        return player
+
+    def _query(self, name: str, *args: Any) -> Any:
+        """The answer of rule query ``name`` (arguments checked): here the Python reference
+        (``queries.py``); a ``NativeGame`` overrides this to answer in C++."""
+        return _REFERENCE[name](self, *args)
+
+    def military_knowledge(self, player: int) -> Q.MilitaryKnowledge:
+        """What ``player`` knows of every counter (F)."""
+        return Q.MilitaryKnowledge(*self._query("military_knowledge", self._seat_arg(player)))
+
+    def placement_targets(
+        self, p: int, x: int, first: bool = False, skip_hoplite_only: bool = False
+    ) -> list[tuple[int, int, int]]:
+        """``queries.placement_targets`` of this state for player ``p``, military city ``x``."""
+        x = checked_index("city", x, D.NUM_MILITARY_CITIES)
+        args = (self._seat_arg(p), x, bool(first), bool(skip_hoplite_only))
+        return self._query("placement_targets", *args)  # type: ignore[no-any-return]
+
+    def placement_status(self, p: int, x: int, slot: int, side: int) -> int:
+        x = checked_index("city", x, D.NUM_MILITARY_CITIES)
+        args = (self._seat_arg(p), x, *_slot_side(slot, side))
+        return self._query("placement_status", *args)  # type: ignore[no-any-return]
+
+    def class_placement_status(self, p: int, klass: int, slot: int, side: int) -> int:
+        klass = checked_index("class", klass, D.NUM_CLASSES)
+        args = (self._seat_arg(p), klass, *_slot_side(slot, side))
+        return self._query("class_placement_status", *args)  # type: ignore[no-any-return]
+
+    def proposals(self, p: int) -> list[tuple[int, int]]:
+        """The phase-3 proposals (city, nominee) player ``p`` may make (B.5)."""
+        return self._query("proposals", self._seat_arg(p))  # type: ignore[no-any-return]
+
+    def assassination_targets(self, first: int) -> list[tuple[int, int]]:
+        return self._query("assassination_targets", self._seat_arg(first))  # type: ignore[no-any-return]
+
+    def plague_losses(self, city: int) -> list[int]:
+        city = checked_index("city", city, D.NUM_CITIES)
+        return self._query("plague_losses", city)  # type: ignore[no-any-return]
+
+    def election_outcome(self, city: int) -> tuple[int, int]:
+        city = checked_index("city", city, D.NUM_CITIES)
+        return self._query("election_outcome", city)  # type: ignore[no-any-return]
+
+    def round_strengths(self, slot: int, unit_type: int) -> tuple[int, int]:
+        """(attack, defence) entering the CRT for a round of ``unit_type`` at ``slot`` now."""
+        args = (checked_index("slot", slot, D.LOCATION_SLOTS), checked_index("unit_type", unit_type, 2))
+        return self._query("round_strengths", *args)  # type: ignore[no-any-return]
+
+    def predicted_rounds(self, slot: int) -> list[tuple[int, int, int, int]]:
+        """(unit type, kind, attack, defence) per round of the location at ``slot`` now."""
+        slot = checked_index("slot", slot, D.LOCATION_SLOTS)
+        return self._query("predicted_rounds", slot)  # type: ignore[no-any-return]
+
     # ---- invariants (docs/rules.md Appendix 2) --------------------------------------------------
 
     def check_invariants(self) -> None:
@@ -313,6 +377,29 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
         from .invariants import check_invariants
 
         check_invariants(self)
+
+
+def _slot_side(slot: int, side: int) -> tuple[int, int]:
+    return checked_index("slot", slot, D.LOCATION_SLOTS), checked_index("side", side, 2)
+
+
+# The Python reference of each rule query ``Game._query`` answers (arguments checked).
+_REFERENCE: dict[str, Callable[..., Any]] = {
+    "military_knowledge": Q.military_knowledge,
+    "placement_targets": Q.placement_targets,
+    "placement_status": Q.placement_status,
+    "class_placement_status": Q.class_placement_status,
+    "proposals": lambda g, p: Q.proposals(g.cubes, g.cand, p, g.n),
+    "assassination_targets": lambda g, first: Q.assassination_targets(g.cubes, g.cand, g.n, first),
+    "plague_losses": lambda g, city: Q.plague_losses(g.cubes, g.cand, city, g.n),
+    "election_outcome": lambda g, city: Q.election_outcome(g.cubes, g.cand, city),
+    "location_vp": lambda g, p: Q.location_vp(g.loc_claim, p),
+    "statue_count": lambda g, p: sum(g.statues[p :: D.MAX_PLAYERS]),
+    "statue_vp": lambda g, p: Q.statue_vp(g.statues, g.defeats, p),
+    "cube_vp": lambda g, p: Q.cube_vp(g.cubes, g.cand, p),
+    "round_strengths": lambda g, slot, t: g._round_strengths(slot, t),
+    "predicted_rounds": lambda g, slot: g._predicted_rounds(slot),
+}
 
 
 _LEGAL: dict[Phase, Callable[[Game], list[int]]] = {

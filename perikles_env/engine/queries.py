@@ -18,15 +18,11 @@ named public fields (a ``Game`` or the analysis ``PlayerView``):
   ``ranking_keys``, ``winners_of``, ``fractional_ranks``, ``win_shares``, ``win_rewards``,
   with one tie convention (docs/rules.md section 14).
 
-On the C++ core (``native.py``) the same functions answer from C++ (native/engine.hpp, whose
-rules call the C++ twins of these queries): the placement queries and
-``military_knowledge`` when ``state`` is a ``NativeGame``; ``proposals``,
-``assassination_targets``, ``plague_losses``, ``statue_vp`` and ``location_vp`` when their
-lists are fields read from one ``NativeGame`` since its last change (``FieldList``).
-Arguments outside the C++ twins' ranges fall back to the Python code here, the reference,
-so both backends give the same answer or error (tests/native/test_native_queries.py). The
-other queries stay in Python: they take plain values (tiles, counts, expected strengths)
-or are cheaper here than one call into C++ (docs/native.md, "Rule queries").
+These functions are the reference. ``Game`` exposes the queries about its own state as
+methods (``game.placement_targets(p, x)``, ``game.proposals(p)``, ...) that call them; a
+``NativeGame`` overrides those methods with the C++ core's twins, so code that asks the game
+gets the fast answer on either engine (tests/native/test_native_queries.py proves them
+equal). The other queries take plain values (tiles, counts, expected strengths).
 """
 
 from __future__ import annotations
@@ -43,41 +39,6 @@ _SLOTS = range(D.LOCATION_SLOTS)
 _TILE_CITY = [tile.city for tile in D.LOCATION_TILES]
 _HOPLITE_ONLY = [tile.order == D.ORDER_H for tile in D.LOCATION_TILES]
 _TILE_VP = tuple(tile.vp for tile in D.LOCATION_TILES)
-
-
-class _NoNative:
-    """Stands for ``NativeGame`` and ``FieldList`` until the C++ core registers them: no
-    value is of this type, so the dispatch tests below are False."""
-
-
-_NATIVE_GAME: Any = _NoNative  # Any: a dispatch test must not narrow `state`
-_NATIVE_LIST: Any = _NoNative
-_OUTSIDE_NATIVE = (TypeError, ValueError, OverflowError)  # C++ twin refused the arguments
-
-
-_NO_ANSWER: Any = object()
-
-
-def _core_answer(first: Any, fields: tuple[Any, ...], method: str, *args: Any) -> Any:
-    """The C++ core's ``method(*args)`` when ``first.core_of(*fields)`` finds these lists to
-    be fresh fields of one NativeGame, else ``_NO_ANSWER`` (stale or copied lists, a Python
-    game, arguments outside the C++ ranges): then the Python reference answers, or raises."""
-    if type(first) is not _NATIVE_LIST:
-        return _NO_ANSWER
-    core = first.core_of(*fields)
-    if core is None:
-        return _NO_ANSWER
-    try:
-        return getattr(core, method)(*args)
-    except _OUTSIDE_NATIVE:
-        return _NO_ANSWER
-
-
-def register_native(game_type: type, list_type: type) -> None:
-    """Called once by ``native.py`` on import: queries on a ``game_type`` game, or on
-    fresh ``list_type`` fields of one, are answered by its C++ core."""
-    global _NATIVE_GAME, _NATIVE_LIST
-    _NATIVE_GAME, _NATIVE_LIST = game_type, list_type
 
 
 # ---- what a player knows of the armies (F) --------------------------------------------------
@@ -100,11 +61,6 @@ def military_knowledge(state: Any, player: int) -> MilitaryKnowledge:
     """What ``player`` knows of every counter (F): how many sit in each pool and box, the
     strengths of those he sees (his own cities', and all at the location face up), and for
     the rest the mean of the public multiset of unseen counters."""
-    if type(state) is _NATIVE_GAME:
-        try:
-            return MilitaryKnowledge(*state.core.military_knowledge(player))
-        except _OUTSIDE_NATIVE:
-            pass
     controlled = controlled_cities(state, player)
     revealed = revealed_slot(state)
     my_pool = [0] * _NC
@@ -174,14 +130,6 @@ def placement_targets(
     took his last counter there (he keeps the mark, C.1, E35), so he may not join the
     other side: a player's forces never face each other (B.7.6), and one player being
     main attacker and main defender would win the location either way."""
-    if type(state) is _NATIVE_GAME:
-        try:
-            if slots is _SLOTS:
-                return state.core.placement_targets(p, x, first, skip_hoplite_only)  # type: ignore[no-any-return]
-            slots = list(slots)  # read once: the reference may need it again
-            return state.core.placement_targets_in(p, x, first, skip_hoplite_only, slots)  # type: ignore[no-any-return]
-        except _OUTSIDE_NATIVE:
-            pass  # the reference below answers (or raises)
     led = controlled_cities(state, p)
     xbit = 1 << x
     war_x, ally_x = state.war[x], state.ally[x]
@@ -229,11 +177,6 @@ def placement_targets(
 def placement_status(state: Any, p: int, x: int, slot: int, side: int) -> int:
     """``ILLEGAL``, ``LEGAL`` or ``NEEDS_PERMISSION`` for player p placing a counter of
     military city x on ``side`` of the location in ``slot`` (B.7.6, B.7.8)."""
-    if type(state) is _NATIVE_GAME:
-        try:
-            return state.core.placement_status(p, x, slot, side)  # type: ignore[no-any-return]
-        except _OUTSIDE_NATIVE:
-            pass
     for _s, d, status in placement_targets(state, p, x, slots=(slot,)):
         if d == side:
             return status
@@ -244,11 +187,6 @@ def class_placement_status(state: Any, p: int, klass: int, slot: int, side: int)
     """``placement_status`` for a counter class, with the hoplite-only rule (E24). Whether
     the counter is in p's hand and whether p may place now are the commit step's business
     (``Game.legal_actions``)."""
-    if type(state) is _NATIVE_GAME:
-        try:
-            return state.core.class_placement_status(p, klass, slot, side)  # type: ignore[no-any-return]
-        except _OUTSIDE_NATIVE:
-            pass
     if D.CLASS_TYPE[klass] == D.TRIREME and _HOPLITE_ONLY[state.loc_display[slot]]:
         return ILLEGAL
     return placement_status(state, p, D.CLASS_CITY[klass], slot, side)
@@ -346,9 +284,6 @@ def plague_losses(cubes: Sequence[int], cand: Sequence[int], city: int, n: int) 
     """Cubes each player loses from the main area of ``city`` to Plague (D.2, E19): half of
     his cubes there, rounded down, counting his candidate cube, never more than he has in
     the main area."""
-    answer = _core_answer(cubes, ("cubes", cand, "cand", n), "plague_losses", city)
-    if answer is not _NO_ANSWER:
-        return answer  # type: ignore[no-any-return]
     out = []
     for q in range(n):
         in_main = cubes[city * D.MAX_PLAYERS + q]
@@ -361,9 +296,6 @@ def proposals(cubes: Sequence[int], cand: Sequence[int], p: int, n: int) -> list
     """Legal ``(city, nominee)`` proposals of player p (B.5, E12): a city with a free
     candidate slot where p has a cube (his candidate cube counts); the nominee has a cube
     in its main area and is not already its alpha candidate. Nominees in seat order from p."""
-    answer = _core_answer(cubes, ("cubes", cand, "cand", n), "proposals", p)
-    if answer is not _NO_ANSWER:
-        return answer  # type: ignore[no-any-return]
     out = []
     for c in range(D.NUM_CITIES):
         alpha, beta = cand[c * 2], cand[c * 2 + 1]
@@ -385,9 +317,6 @@ def assassination_targets(
     """Legal Assassin targets ``(city, target)`` (B.4 step 3, E16): ``target`` is the seat of
     a player with a main-area cube there (seats in order from ``first``), or
     ``actions.ASSASSIN_ALPHA`` / ``ASSASSIN_BETA`` for an occupied candidate slot."""
-    answer = _core_answer(cubes, ("cubes", cand, "cand", n), "assassination_targets", first)
-    if answer is not _NO_ANSWER:
-        return answer  # type: ignore[no-any-return]
     out = []
     for c in range(D.NUM_CITIES):
         base = c * D.MAX_PLAYERS
@@ -447,9 +376,6 @@ def cube_vp(cubes: Sequence[int], cand: list[int], player: int) -> int:
 
 def statue_vp(statues: Sequence[int], defeats: Sequence[int], player: int) -> int:
     """VP of a player's statues, each at its city's current value (A.2, B.10)."""
-    answer = _core_answer(statues, ("statues", defeats, "defeats"), "statue_vp", player)
-    if answer is not _NO_ANSWER:
-        return answer  # type: ignore[no-any-return]
     return sum(
         statues[c * D.MAX_PLAYERS + player] * D.statue_value(c, defeats[c])
         for c in range(D.NUM_CITIES)
@@ -458,9 +384,6 @@ def statue_vp(statues: Sequence[int], defeats: Sequence[int], player: int) -> in
 
 def location_vp(loc_claim: Sequence[int], player: int) -> int:
     """VP of the location tiles ``player`` has won (B.10)."""
-    answer = _core_answer(loc_claim, ("loc_claim",), "location_vp", player)
-    if answer is not _NO_ANSWER:
-        return answer  # type: ignore[no-any-return]
     bit = 1 << player
     return sum(_TILE_VP[t] for t, claim in enumerate(loc_claim) if claim & bit)
 

@@ -37,7 +37,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ..analysis.observation import CLIP, observation_size
-from ..engine import NUM_ACTIONS, Game, GameConfig
+from ..engine import NUM_ACTIONS, Game, GameConfig, new_game
 from ..engine.backend import resolve_backend
 from ..engine.determinize import determinize as _determinize
 from ..errors import IllegalActionError, InvalidConfigError
@@ -151,7 +151,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
         game_seed = int(self._seed_rng.integers(0, 2**63))
-        self.game = Game.new(self.config, seed=game_seed, backend=self.backend)
+        self.game = new_game(self.config, seed=game_seed, backend=self.backend)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}

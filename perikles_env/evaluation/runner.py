@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from perikles_env.agents import Agent, game_for, make_agent
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import GameConfig, new_game
 from perikles_env.engine.queries import fractional_ranks, win_shares, winners_of
 
 # Agents built in this process, by spec (a PPO model is loaded once per worker). A ppo
@@ -129,7 +129,7 @@ def play_job(job: Job) -> GameRecord:
         agent.reset()
     rngs = [np.random.default_rng([job.seed, job.rotation, s]) for s in range(n)]
     config = GameConfig(num_players=n, record_events=False)
-    game = Game.new(config, seed=job.seed, backend=job.backend)
+    game = new_game(config, seed=job.seed, backend=job.backend)
     decisions = [0] * n
     think = [0.0] * n
     slowest = [0.0] * n

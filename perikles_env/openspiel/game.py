@@ -55,7 +55,7 @@ import numpy as np
 import pyspiel
 
 from ..analysis.observation import OBS_SIZE, ObservationEncoder
-from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig
+from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig, new_game
 from ..engine import actions as A
 from ..engine import data as D
 from ..engine.determinize import determinize
@@ -198,7 +198,7 @@ class PeriklesState(pyspiel.State):
         self._seed_bytes.append(action)
         if len(self._seed_bytes) == SEED_BYTES:
             seed = int.from_bytes(bytes(self._seed_bytes), "little")
-            self._engine = _Engine(Game.new(self.get_game().config, seed=seed))
+            self._engine = _Engine(new_game(self.get_game().config, seed=seed))
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:

@@ -34,7 +34,7 @@ import gymnasium as gym
 import numpy as np
 
 from ..analysis.encoding import Encoder
-from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig
+from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig, new_game
 from ..engine import data as D
 from ..engine.backend import resolve_backend
 from ..environment.rewards import RewardConfig, RewardTracker
@@ -177,7 +177,7 @@ class PeriklesSingleAgentEnv(gym.Env):
             )
             game_seed = int(rng.integers(2**63))
             config = GameConfig(num_players=n, record_events=False)
-            game = Game.new(config, seed=game_seed, backend=self.backend)
+            game = new_game(config, seed=game_seed, backend=self.backend)
             opponents = self.pool.sample(rng, n - 1)
             self.seat_specs = opponents[: self.learner] + [LEARNER] + opponents[self.learner :]
             table = Table(game, self.seat_specs, self._agents, rng, self.max_decisions)
@@ -197,14 +197,15 @@ class PeriklesSingleAgentEnv(gym.Env):
         self._mask = None
         try:
             decisions = table.step(action)
-        except IllegalActionError:  # nothing applied: the episode ends with the penalty
+        except IllegalActionError:  # the learner's, refused before anything moved
             self._done = True
             info = self._info(decisions=0)
             info["illegal_action"] = True
             info["illegal_action_str"] = action_str(table.game, action)
             return self._observe(), self.illegal_action_penalty, True, False, info
         reward = tracker.step(table.game)
-        terminated, truncated = table.terminated, table.truncated
+        terminated = table.terminated
+        truncated = not terminated and table.over
         self._done = terminated or truncated
         info = self._info(decisions=decisions)
         if self._done:

@@ -31,7 +31,7 @@ from perikles_env.agents.heuristic import HeuristicAgent
 from perikles_env.agents.heuristic.agent import score_actions
 from perikles_env.analysis.view import PlayerView
 from perikles_env.cli import CliParser, player_count, positive_int, seed
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import Game, GameConfig, new_game
 from perikles_env.engine import actions as A
 from perikles_env.engine.phases import Phase
 from perikles_env.errors import InvalidConfigError, PeriklesError
@@ -164,7 +164,7 @@ def measure_agreement(
     candidate = make_agent(agent)
     result = Agreement(agent, teacher, games, players, seed)
     for i in range(games):
-        game = Game.new(GameConfig(num_players=players, record_events=False), seed=seed + i)
+        game = new_game(GameConfig(num_players=players, record_events=False), seed=seed + i)
         play_rng = np.random.default_rng([seed, i, 0])
         candidate_rng = np.random.default_rng([seed, i, 1])
         candidate.reset()

@@ -45,7 +45,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from perikles_env.analysis.encoding import FEATURE_BLOCKS, default_encoder
-from perikles_env.engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig
+from perikles_env.engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig, new_game
 from perikles_env.environment.rewards import RewardConfig, RewardTracker
 from perikles_env.errors import InvalidConfigError
 from perikles_env.single_agent import OpponentPool
@@ -174,7 +174,7 @@ class NativeVecEnv(VecEnv):
         self._learner = np.zeros(num_envs, dtype=np.int32)
         self._players = np.zeros(num_envs, dtype=np.int32)
         # one NativeGame whose C++ state copy_game overwrites: a handle on any env's game
-        self._handle = Game.new(GameConfig(record_events=False), seed=0, backend="native")
+        self._handle = new_game(GameConfig(record_events=False), seed=0, backend="native")
         self._actions: np.ndarray | None = None
         self._state: VecState | None = None  # the vector env's buffers, after reset()
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from perikles_env.agents import game_for, make_agent, split_specs
 from perikles_env.cli import CliParser, player_count, positive_int, seed
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import GameConfig, new_game
 from perikles_env.engine import actions as A
 from perikles_env.errors import PeriklesError
 
@@ -48,7 +48,7 @@ def profile(
     totals: Counter[str] = Counter()
     for g in range(games):
         seat = g % players
-        game = Game.new(GameConfig(num_players=players), seed=seed + g)
+        game = new_game(GameConfig(num_players=players), seed=seed + g)
         rng = np.random.default_rng(seed + g)
         while not game.is_terminal:
             player = game.current_player

@@ -25,7 +25,7 @@ A game still running after ``max_decisions`` engine decisions (``MAX_GAME_DECISI
 step that ends or cuts a game, ``final_scores[i]`` holds that game's VP (for rewards such
 as the VP margin); ``scores`` always holds the VP standing of the game in the row.
 
-Determinism: game i of ``reset(seed)`` is ``Game.new(seed=seed + i)`` (or the i-th of an
+Determinism: game i of ``reset(seed)`` is ``new_game(seed=seed + i)`` (or the i-th of an
 explicit seed list); later games, the per-game player count and seat and the random
 opponents draw from SplitMix64 streams of that seed (``native/vector_env.hpp`` says in
 which order), independent of ``threads``.
@@ -202,13 +202,13 @@ class VectorEnv:
         return self._random
 
     def game_seed(self, i: int) -> int:
-        """Seed of game i's current game (``Game.new(seed=...)`` replays it)."""
+        """Seed of game i's current game (``new_game(seed=...)`` replays it)."""
         return int(self._c.game_seed(i))
 
     def copy_game(self, i: int, game: NativeGame, finished: bool = False) -> None:
         """Copy game i's current state (``finished``: the game its last ``terminated`` or
         ``truncated`` step ended) into ``game``, a ``NativeGame`` (e.g. made once with
-        ``Game.new(backend="native")``): a handle for Python code that reads a game.
+        ``new_game(backend="native")``): a handle for Python code that reads a game.
         ``game``'s cached field reads are stale afterwards: read ``game.clone()``."""
         self._c.copy_game(i, game.core, finished)
 

@@ -5,7 +5,7 @@ other seats (docs/play.md).
 * ``tables``: the games, each kept on disk as a replay record after every decision;
 * ``moves``: the seat's legal moves in words, with where they lie on the board;
 * ``hotspots``: the clickable layer over the SVG board;
-* ``battle``: battle odds as the seat may know them;
+* ``forecast``: while forces are committed, each attack's chance as the seat can tell;
 * ``payload``: everything one seat's page receives, and nothing else;
 * ``server``: the Starlette application (pages, JSON API, WebSocket updates, agents);
 * ``cli``: the command line.

@@ -7,14 +7,14 @@ from collections.abc import Iterator
 import numpy as np
 
 from perikles_env.agents import Agent, make_agent
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import Game, GameConfig, new_game
 
 
 def play(specs: list[str], seed: int, record: bool = False) -> Iterator[tuple[Game, int, int]]:
     """Yield (game before the decision, player, chosen action) for a whole game; actions go
     through ``apply_action_checked`` so an illegal choice raises."""
     agents: list[Agent] = [make_agent(s) for s in specs]
-    g = Game.new(GameConfig(num_players=len(specs), record_events=record), seed=seed)
+    g = new_game(GameConfig(num_players=len(specs), record_events=record), seed=seed)
     rngs = [np.random.default_rng([seed, i]) for i in range(len(specs))]
     while not g.is_terminal:
         p = g.current

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from perikles_env.agents import game_for, make_agent
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import Game, GameConfig, new_game
 from perikles_env.engine.backend import native_available
 
 BACKENDS = ["python", "native"] if native_available() else ["python"]
@@ -33,7 +33,7 @@ def _state(game: Game) -> dict:
 def test_read_only_agents_leave_the_live_game_unchanged(backend: str, players: int) -> None:
     agents = [make_agent(spec) for spec in READ_ONLY]
     assert all(agent.read_only for agent in agents)
-    game = Game.new(GameConfig(num_players=players), seed=players, backend=backend)
+    game = new_game(GameConfig(num_players=players), seed=players, backend=backend)
     rng = np.random.default_rng(players)
     decisions = 0
     while not game.is_terminal:
@@ -54,7 +54,7 @@ def test_read_only_agents_leave_the_live_game_unchanged(backend: str, players: i
 def test_other_agents_get_an_equal_copy() -> None:
     agent = make_agent("ismcts:sims=2")
     assert not agent.read_only
-    game = Game.new(GameConfig(num_players=4), seed=1)
+    game = new_game(GameConfig(num_players=4), seed=1)
     copy = game_for(agent, game)
     assert copy is not game and copy.to_dict() == game.to_dict()
     copy.apply_action(copy.legal_actions()[0])

@@ -8,7 +8,7 @@ import pytest
 
 from perikles_env.agents import ismcts as ismcts_module
 from perikles_env.agents.ismcts import ISMCTSAgent, ISMCTSParams, random_playout
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import Game, GameConfig, new_game
 from perikles_env.engine.backend import native_available
 from perikles_env.engine.determinize import determinize
 from perikles_env.engine.rng import Rng
@@ -22,7 +22,7 @@ RANDOM = ISMCTSParams(sims=6, rollout="random", horizon=-1, width=3)
 def states(backend: str, seed: int = 3, every: int = 17) -> list[tuple[Game, int]]:
     """Every ``every``-th decision (more than one legal action) of a seeded random game at 4
     players; the same game on both backends."""
-    g = Game.new(GameConfig(num_players=4, record_events=False), seed, backend=backend)
+    g = new_game(GameConfig(num_players=4, record_events=False), seed, backend=backend)
     policy = Rng(seed)
     out = []
     while not g.is_terminal:
@@ -54,7 +54,7 @@ def test_native_search_plays_legal_whole_games() -> None:
     """IS-MCTS with native random playouts against random players, through the checked
     apply, on the C++ core."""
     agent = ISMCTSAgent(ISMCTSParams(sims=3, rollout="random", horizon=-1, width=3))
-    g = Game.new(GameConfig(num_players=4, record_events=False), 5, backend="native")
+    g = new_game(GameConfig(num_players=4, record_events=False), 5, backend="native")
     policy, rng, searched = Rng(5), np.random.default_rng(5), 0
     while not g.is_terminal:
         legal = g.legal_actions()

@@ -256,7 +256,7 @@ def test_ppo_agent_reads_the_live_game_alike_on_both_engines(tmp_path: Path) -> 
     """``ppo:<path>`` only reads the game (``read_only``: the env hands it the live game),
     and its observation of a ``NativeGame`` (written in C++) gives it the same decisions
     as on the Python engine."""
-    from perikles_env.engine import Game, GameConfig
+    from perikles_env.engine import GameConfig, new_game
     from perikles_env.engine.backend import native_available
 
     path = train_tiny(tmp_path / "battle.zip", features=("battle",))
@@ -265,7 +265,7 @@ def test_ppo_agent_reads_the_live_game_alike_on_both_engines(tmp_path: Path) -> 
     for backend in backends:
         agent = make_agent(f"ppo:{path},deterministic=false")
         assert agent.read_only
-        game = Game.new(GameConfig(num_players=3), seed=7, backend=backend)
+        game = new_game(GameConfig(num_players=3), seed=7, backend=backend)
         rng = np.random.default_rng(7)
         chosen = []
         while not game.is_terminal:

@@ -21,7 +21,7 @@ def klass(city: str, unit: str, strength: int) -> int:
 def new_game(n: int = 4, seed: int = 0) -> Game:
     # Python backend: the builders below edit state fields (tests/native replays these
     # scenarios on the C++ core)
-    return Game.new(GameConfig(num_players=n), seed=seed, backend="python")
+    return Game.new(GameConfig(num_players=n), seed=seed)
 
 
 def set_locations(g: Game, names: list[str]) -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from perikles_env.engine import MAX_GAME_DECISIONS, Game, GameConfig
+from perikles_env.engine import MAX_GAME_DECISIONS, Game, GameConfig, new_game
 from perikles_env.engine.rng import Rng
 from perikles_env.errors import InvalidConfigError
 
 
 def _random_game(players: int, seed: int, steps: int) -> Game:
-    g = Game.new(GameConfig(num_players=players), seed=seed)
+    g = new_game(GameConfig(num_players=players), seed=seed)
     rng = Rng(seed + 100)
     for _ in range(steps):
         if g.is_terminal:
@@ -47,10 +47,10 @@ def test_is_truncated_only_for_an_unfinished_game_at_the_limit():
 @pytest.mark.parametrize("seed", [1.5, -1, 2**64, True, "3", [1]])
 def test_bad_seeds_are_typed_errors(seed):
     with pytest.raises(InvalidConfigError, match="seed"):
-        Game.new(GameConfig(num_players=3), seed=seed)
+        new_game(GameConfig(num_players=3), seed=seed)
 
 
 def test_seed_range_ends_are_accepted():
     for seed in (0, 2**64 - 1, None):
-        assert not Game.new(GameConfig(num_players=3), seed=seed).is_terminal
-    assert Game.new(seed=5).to_dict() == Game.new(seed=5).to_dict()
+        assert not new_game(GameConfig(num_players=3), seed=seed).is_terminal
+    assert new_game(seed=5).to_dict() == new_game(seed=5).to_dict()

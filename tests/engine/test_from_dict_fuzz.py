@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from perikles_env.engine import MAX_GAME_DECISIONS, Game, GameConfig, Phase
+from perikles_env.engine import MAX_GAME_DECISIONS, Game, GameConfig, Phase, new_game
 from perikles_env.engine.invariants import check_invariants, check_transition, relationship_snapshot
 from perikles_env.engine.rng import Rng
 from perikles_env.errors import InvalidStateError
@@ -67,7 +67,7 @@ def _states() -> list[dict[str, Any]]:
     for n in PLAYER_COUNTS:
         by_phase: dict[Phase, list[dict[str, Any]]] = {}
         for seed in range(GAMES_PER_COUNT):
-            g = Game.new(GameConfig(num_players=n), seed=seed)
+            g = new_game(GameConfig(num_players=n), seed=seed)
             policy = Rng(seed)
             while True:
                 kept = by_phase.setdefault(g.phase, [])

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from perikles_env.engine import Game, GameConfig, Phase, validate
+from perikles_env.engine import Game, GameConfig, Phase, new_game, validate
 from perikles_env.engine import data as D
 from perikles_env.engine.rng import Rng
 from perikles_env.errors import InvalidStateError, PeriklesError
@@ -21,7 +21,7 @@ from perikles_env.errors import InvalidStateError, PeriklesError
 def state_at(phase: Phase, n: int = 4, when: Any = lambda g: True) -> dict[str, Any]:
     """The first state in ``phase`` (and ``when(g)``) of seeded random games."""
     for seed in range(200):
-        g = Game.new(GameConfig(num_players=n), seed=seed)
+        g = new_game(GameConfig(num_players=n), seed=seed)
         policy = Rng(seed)
         while not g.is_terminal:
             if g.phase == phase and when(g):
@@ -274,7 +274,7 @@ def test_a_decision_with_no_legal_action_is_rejected() -> None:
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_every_state_of_random_games_loads_byte_identical(n: int) -> None:
     for seed in range(3):
-        g = Game.new(GameConfig(num_players=n), seed=seed)
+        g = new_game(GameConfig(num_players=n), seed=seed)
         policy = Rng(seed)
         while True:
             text = json.dumps(g.to_dict())

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, Phase
+from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, Phase, new_game
 from perikles_env.engine.rng import Rng
 
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden"
@@ -55,7 +55,7 @@ def test_golden_game_replays_identically(path: Path) -> None:
     assert header["format"] == "perikles-golden-1"
     assert header["num_actions"] == NUM_ACTIONS, f"action space changed; {REGEN}"
     assert header["decisions"] == len(decisions)
-    g = Game.new(GameConfig(num_players=header["num_players"]), seed=header["seed"])
+    g = new_game(GameConfig(num_players=header["num_players"]), seed=header["seed"])
     policy = Rng(header["policy_seed"])
     for expected in decisions:
         where = f"{path.name} decision {expected['i']} ({expected['phase']})"
@@ -92,7 +92,7 @@ def test_golden_replay_detects_a_changed_action() -> None:
     """The replay is sensitive: a different action at decision 0 gives another hash."""
     header, decisions, _ = load(FILES[0])
     first = decisions[0]
-    g = Game.new(GameConfig(num_players=header["num_players"]), seed=header["seed"])
+    g = new_game(GameConfig(num_players=header["num_players"]), seed=header["seed"])
     other = next(a for a in first["legal"] if a != first["action"])
     g.apply_action_checked(other)
     assert sha(g) != first["next_sha256"]

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from perikles_env.engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig, Phase
+from perikles_env.engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig, Phase, new_game
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.engine.game import PHASE_ACTION_RANGES
@@ -184,7 +184,7 @@ def check_final(g: Game, decisions: int) -> None:
 
 def play_checked(n: int, seed: int, full_sweep: bool) -> GameRecord:
     """One fully checked random game; returns its action list and final state."""
-    g = Game.new(GameConfig(num_players=n), seed=seed)
+    g = new_game(GameConfig(num_players=n), seed=seed)
     check_invariants(g)
     policy = Rng(POLICY_SALT + seed)
     sampler = Rng(SAMPLE_SALT + seed)
@@ -235,7 +235,7 @@ def game_context(n: int, seed: int) -> Iterator[None]:
 
 
 def replay(n: int, seed: int, actions: list[int]) -> Game:
-    g = Game.new(GameConfig(num_players=n), seed=seed)
+    g = new_game(GameConfig(num_players=n), seed=seed)
     for action in actions:
         g.apply_action_checked(action)
     return g
@@ -261,16 +261,16 @@ def test_random_play_invariants(n: int, start: int) -> None:
 
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
 def test_different_seeds_give_different_setups(n: int) -> None:
-    setups = {state_bytes(Game.new(GameConfig(num_players=n), seed=s)) for s in range(200)}
+    setups = {state_bytes(new_game(GameConfig(num_players=n), seed=s)) for s in range(200)}
     assert len(setups) == 200
-    again = state_bytes(Game.new(GameConfig(num_players=n), seed=7))
-    assert again == state_bytes(Game.new(GameConfig(num_players=n), seed=7))
+    again = state_bytes(new_game(GameConfig(num_players=n), seed=7))
+    assert again == state_bytes(new_game(GameConfig(num_players=n), seed=7))
 
 
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
 def test_same_seed_and_actions_give_identical_bytes_at_every_step(n: int) -> None:
-    a = Game.new(GameConfig(num_players=n), seed=123)
-    b = Game.new(GameConfig(num_players=n), seed=123)
+    a = new_game(GameConfig(num_players=n), seed=123)
+    b = new_game(GameConfig(num_players=n), seed=123)
     policy = Rng(5)
     while not a.is_terminal:
         legal = a.legal_actions()
@@ -287,7 +287,7 @@ def test_permission_denying_policy_stays_within_max_length(n: int) -> None:
     """The longest games come from permission requests that are always denied (B.7.8): a
     policy that prefers such placements and always denies stays within the declared max."""
     for seed in range(8):
-        g = Game.new(GameConfig(num_players=n), seed=seed)
+        g = new_game(GameConfig(num_players=n), seed=seed)
         policy = Rng(POLICY_SALT + seed)
         decisions = 0
         while not g.is_terminal:
@@ -309,7 +309,7 @@ def test_permission_denying_policy_stays_within_max_length(n: int) -> None:
 def _asks(g: Game, action: int) -> bool:
     """Whether this PLACE needs the owner's permission (B.7.8)."""
     _, klass, slot, side = A.decode(action)
-    return g._target_status(g.step_player, D.CLASS_CITY[klass], slot, side) == 2
+    return g.placement_status(g.step_player, D.CLASS_CITY[klass], slot, side) == 2
 
 
 # ---- the harness can fail: corrupted states are caught -------------------------------------
@@ -317,7 +317,7 @@ def _asks(g: Game, action: int) -> bool:
 
 def _mid_commit_game() -> Game:
     """A 4-player game in the middle of phase 5 with counters at locations."""
-    g = Game.new(GameConfig(num_players=4), seed=3)
+    g = new_game(GameConfig(num_players=4), seed=3, backend="python")  # corrupted below
     policy = Rng(11)
     while not (g.phase == Phase.COMMIT and any(g.at)):
         legal = g.legal_actions()
@@ -397,7 +397,7 @@ def test_transition_check_catches_a_relationship_flip(start: str) -> None:
 
 
 def test_history_check_catches_dice_against_zero_strength() -> None:
-    g = Game.new(GameConfig(num_players=3), seed=1)
+    g = new_game(GameConfig(num_players=3), seed=1, backend="python")
     finish_randomly(g, Rng(1))
     check_history(g)
     g.events.append(("dice_round", 0, "H", 0, 3, "1:2", 0, 0))
@@ -456,7 +456,7 @@ def test_random_play_many_games(n: int, start: int) -> None:
     config = GameConfig(num_players=n)
     for seed in range(start, start + SLOW_CHUNK):
         with game_context(n, seed):
-            g = Game.new(config, seed=seed)
+            g = new_game(config, seed=seed)
             policy = Rng(POLICY_SALT + seed)
             decisions = 0
             while not g.is_terminal:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from perikles_env.engine import Game, GameConfig, Phase
+from perikles_env.engine import new_game as engine_game
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.errors import IllegalActionError
@@ -292,7 +293,7 @@ def test_b10_tie_break_statue_count_then_shared() -> None:
 def test_b10_full_game_scores_recomputed_from_components(n: int) -> None:
     """B.10 end to end: a complete game (first legal action each time) ends in GAME_OVER
     and its scores equal cubes + location VP + statues at the final track."""
-    g = Game.new(GameConfig(num_players=n), seed=100 + n)
+    g = engine_game(GameConfig(num_players=n), seed=100 + n)
     while not g.is_terminal:
         g.apply_action(g.legal_actions()[0])
     expected = []

@@ -8,7 +8,7 @@ from pettingzoo.test import api_test, seed_test
 
 from perikles_env import env, raw_env
 from perikles_env.analysis.observation import OBS_SIZE
-from perikles_env.engine import NUM_ACTIONS, Game, GameConfig
+from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, new_game
 from perikles_env.environment import ENV_ID, final_rewards
 from perikles_env.errors import IllegalActionError, InvalidConfigError
 
@@ -143,7 +143,7 @@ def test_bad_options_raise_invalid_config() -> None:
 
 def _finished_game(scores_by_seat: dict[int, int], n: int = 4) -> Game:
     """A terminal game whose scores are exactly the given cube counts (B.10)."""
-    g = Game.new(GameConfig(num_players=n), seed=0)
+    g = new_game(GameConfig(num_players=n), seed=0)
     g.cubes = [0] * len(g.cubes)
     g.statues = [0] * len(g.statues)
     g.loc_claim = [0] * len(g.loc_claim)

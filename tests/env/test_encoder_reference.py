@@ -16,14 +16,14 @@ from perikles_env.analysis.observation import (
     ObservationEncoder,
     encode_observation,
 )
-from perikles_env.engine import Game, GameConfig, Phase
+from perikles_env.engine import Game, GameConfig, Phase, new_game
 from perikles_env.engine.determinize import determinize
 from tests.env.reference_encoder import reference_observation
 
 
 def game_states(n: int, seed: int) -> list[Game]:
     """Every decision state of one random game (copies), and the final state."""
-    g = Game.new(GameConfig(num_players=n), seed=seed)
+    g = new_game(GameConfig(num_players=n), seed=seed)
     r = random.Random(seed)
     states = []
     while not g.is_terminal:

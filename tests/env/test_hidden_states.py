@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from perikles_env.analysis.observation import encode_observation
-from perikles_env.engine import Game, GameConfig, Phase
+from perikles_env.engine import Game, GameConfig, Phase, new_game
 from perikles_env.engine import data as D
 from perikles_env.engine.determinize import determinize, known_cities, revealed_slot
 from perikles_env.engine.rng import Rng
@@ -23,7 +23,7 @@ BATTLE = (Phase.BATTLE_SPECIAL, Phase.CASUALTY)
 
 def first_state(n: int, seed: int, stop, limit: int = 3000) -> Game:
     """The first state of a seeded random game where ``stop`` holds."""
-    g = Game.new(GameConfig(num_players=n), seed=seed)
+    g = new_game(GameConfig(num_players=n), seed=seed)
     r = random.Random(seed)
     for _ in range(limit):
         assert not g.is_terminal, "no such state in this game"
@@ -246,7 +246,7 @@ def test_engine_and_package_import_without_numpy() -> None:
         "import perikles_env\n"
         "from perikles_env.engine import Game, GameConfig\n"
         "from perikles_env.engine.determinize import determinize\n"
-        "g = Game.new(GameConfig(num_players=3), seed=1)\n"
+        "g = new_game(GameConfig(num_players=3), seed=1)\n"
         "d = determinize(g, 0, 7)\n"
         "assert d.legal_actions() == g.legal_actions()\n"
         "try:\n"

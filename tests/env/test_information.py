@@ -17,7 +17,7 @@ from perikles_env.analysis.observation import (
     ObservationEncoder,
     encode_observation,
 )
-from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, Phase
+from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, Phase, new_game
 from perikles_env.engine import data as D
 from perikles_env.engine.determinize import determinize, known_cities
 from perikles_env.environment.render import render_text
@@ -30,7 +30,7 @@ def block(obs: np.ndarray, name: str) -> np.ndarray:
 
 def play_until(n: int, seed: int, stop, limit: int = 2000) -> Game:
     """Random play until ``stop(game)`` holds (or the game ends)."""
-    g = Game.new(GameConfig(num_players=n), seed=seed)
+    g = new_game(GameConfig(num_players=n), seed=seed)
     r = random.Random(seed)
     for _ in range(limit):
         if g.is_terminal or stop(g):
@@ -194,7 +194,7 @@ def test_military_blocks_match_engine_state() -> None:
 def test_cached_encoder_matches_stateless_encoding_over_whole_games() -> None:
     enc = ObservationEncoder()
     for n, seed in ((3, 1), (5, 2)):
-        g = Game.new(GameConfig(num_players=n), seed=seed)
+        g = new_game(GameConfig(num_players=n), seed=seed)
         r = random.Random(seed)
         while not g.is_terminal:
             p = r.randrange(n)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from perikles_env.analysis.observation import OFFSETS, ObservationEncoder
-from perikles_env.engine import Game, GameConfig, Phase
+from perikles_env.engine import Game, GameConfig, Phase, new_game
 from perikles_env.engine import data as D
 
 S = D.MAX_PLAYERS
@@ -23,7 +23,7 @@ def block(obs: np.ndarray, name: str) -> np.ndarray:
 
 def sampled_states(n: int, seed: int, every: int = 7):
     """Every ``every``-th state of a random game, plus all battle states (rarer)."""
-    g = Game.new(GameConfig(num_players=n), seed=seed)
+    g = new_game(GameConfig(num_players=n), seed=seed)
     r = random.Random(seed)
     i = 0
     while not g.is_terminal:

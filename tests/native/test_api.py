@@ -1,6 +1,6 @@
 """The C++ core behind the ``Game`` API: backend choice (and the fallback when the core is
 missing), clones, conversions both ways, state fields read and written from Python, the
-native random playout, and the component tables and action ids C++ runs on."""
+native random playout, and the read-only state (a scenario is built on a Python game)."""
 
 from __future__ import annotations
 
@@ -11,17 +11,17 @@ import warnings
 
 import pytest
 
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import Game, GameConfig, new_game
 from perikles_env.engine import backend as B
 from perikles_env.engine.rng import Rng
-from perikles_env.errors import InvalidConfigError
+from perikles_env.errors import InvalidConfigError, InvalidStateError, ReadOnlyStateError
 from tests.native.helpers import assert_same_state, require_native
 
 native = require_native()
 
 
 def _mid_game(n: int = 4, seed: int = 2, decisions: int = 150, backend: str = "native") -> Game:
-    g = Game.new(GameConfig(num_players=n), seed=seed, backend=backend)
+    g = new_game(GameConfig(num_players=n), seed=seed, backend=backend)
     policy = Rng(seed)
     for _ in range(decisions):
         legal = g.legal_actions()
@@ -34,24 +34,24 @@ def _mid_game(n: int = 4, seed: int = 2, decisions: int = 150, backend: str = "n
 
 def test_backend_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PERIKLES_BACKEND", raising=False)
-    assert type(Game.new(backend="native")) is native.NativeGame
-    assert type(Game.new(backend="auto")) is native.NativeGame
-    assert type(Game.new(backend="python")) is Game
-    assert type(Game.new()) is native.NativeGame  # default: $PERIKLES_BACKEND, else auto
+    assert type(new_game(backend="native")) is native.NativeGame
+    assert type(new_game(backend="auto")) is native.NativeGame
+    assert type(new_game(backend="python")) is Game
+    assert type(new_game()) is native.NativeGame  # default: $PERIKLES_BACKEND, else auto
     monkeypatch.setenv("PERIKLES_BACKEND", "python")
-    assert type(Game.new()) is Game
+    assert type(new_game()) is Game
     monkeypatch.setenv("PERIKLES_BACKEND", "auto")
-    assert type(Game.new()) is native.NativeGame
+    assert type(new_game()) is native.NativeGame
     monkeypatch.setenv("PERIKLES_BACKEND", "python")
-    assert type(Game.new(backend="native")) is native.NativeGame  # explicit wins
+    assert type(new_game(backend="native")) is native.NativeGame  # explicit wins
     for bad in ("cpp", "", 1):
         with pytest.raises(InvalidConfigError, match="backend"):
-            Game.new(backend=bad)  # type: ignore[arg-type]
+            new_game(backend=bad)  # type: ignore[arg-type]
     monkeypatch.setenv("PERIKLES_BACKEND", "fast")
     with pytest.raises(InvalidConfigError, match="PERIKLES_BACKEND"):
-        Game.new()
+        new_game()
     with pytest.raises(InvalidConfigError, match="seed"):
-        Game.new(seed=-1, backend="native")  # Python validates before C++ sees it
+        new_game(seed=-1, backend="native")  # Python validates before C++ sees it
 
 
 def test_without_the_core_auto_falls_back_with_one_warning(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -61,11 +61,11 @@ def test_without_the_core_auto_falls_back_with_one_warning(monkeypatch: pytest.M
     monkeypatch.setitem(B._state, "warned", False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        games = [Game.new(backend="auto") for _ in range(3)]
+        games = [new_game(backend="auto") for _ in range(3)]
     assert all(type(g) is Game for g in games)
     assert len(caught) == 1 and "C++ engine core is not available" in str(caught[0].message)
     with pytest.raises(InvalidConfigError, match="C\\+\\+ engine is unavailable"):
-        Game.new(backend="native")
+        new_game(backend="native")
     assert not B.native_available()
 
 
@@ -122,49 +122,70 @@ def test_fields_read_like_the_python_engine() -> None:
     assert g.location_vp(0) == py.location_vp(0) and g.is_truncated == py.is_truncated
 
 
-def test_writes_go_through_to_cpp() -> None:
-    """Assigning a field or changing a list read from one changes the C++ state, as on
-    the Python engine; a list read before a later change refuses to be edited."""
-    g = Game.new(GameConfig(num_players=4), seed=3, backend="native")
-    py = Game.new(GameConfig(num_players=4), seed=3, backend="python")
-    for game in (g, py):
-        game.cubes[0] += 5
-        game.supply[0] -= 5
-        game.forced_dice = [6, 6, 1, 1]
-        game.display.reverse()
-        game.rng.state ^= 0xFF
-    assert_same_state(py, g, "after edits")
-    assert g.legal_actions() == py.legal_actions()
-    stale = g.cubes
-    g.apply_action(g.legal_actions()[0])
-    with pytest.raises(TypeError, match="read the field again"):
-        stale[0] = 1
-    replaced = g.cubes
-    g.cubes = list(replaced)
-    with pytest.raises(TypeError, match="read the field again"):
-        replaced.append(1)
-
-
-def test_writes_are_checked() -> None:
-    """Out-of-range values are refused at once; an inconsistent state before the next use."""
-    g = Game.new(GameConfig(num_players=3), seed=3, backend="native")
-    with pytest.raises(ValueError, match="cubes: wrong length"):
-        g.cubes = [0] * 3
+def test_state_is_read_only_with_a_typed_error_naming_the_way() -> None:
+    """Assigning a field, editing a snapshot list or drawing from the RNG raises
+    ReadOnlyStateError (naming from_python) and changes nothing; copies are plain lists."""
+    g = new_game(GameConfig(num_players=4), seed=3, backend="native")
     before = g.to_dict()
-    with pytest.raises(ValueError, match="supply: value out of range"):
-        g.supply = [1, 2, -5, 0, 0]  # refused as a whole: supply[0..1] unchanged too
+    edits = (
+        lambda: setattr(g, "turn", 2),
+        lambda: setattr(g, "cubes", [0] * 30),
+        lambda: setattr(g, "phase", g.phase),
+        lambda: setattr(g, "forced_dice", [6]),
+        lambda: delattr(g, "supply"),
+        lambda: g.cubes.__setitem__(0, 5),
+        lambda: g.supply.append(1),
+        lambda: g.display.reverse(),
+        lambda: g.events.append(("x",)),
+        lambda: g.rng.randrange(6),
+    )
+    for edit in edits:
+        with pytest.raises(ReadOnlyStateError, match="from_python"):
+            edit()
     assert g.to_dict() == before
-    g.supply.sort(key=lambda v: -v)
-    assert g.supply == sorted(before["supply"], reverse=True)
-    g.supply = before["supply"]
-    with pytest.raises(ValueError, match="display: value out of range"):
-        g.display[0] = 99
-    assert g.display[0] != 99  # the refused list was forgotten, C++ kept the old value
-    with pytest.raises(TypeError, match="expected an int"):
-        g.turn = "2"  # type: ignore[assignment]
-    g.current = 4  # in range for 5 players, not for this 3-player game
-    with pytest.raises(ValueError, match="current: no such seat"):
-        g.legal_actions()
+    mine = g.cubes[:]
+    mine[0] = 9  # a copy is an ordinary list
+    assert type(copy.copy(g.cubes)) is list and mine[0] == 9 and g.cubes[0] != 9
+
+
+def test_python_rule_code_never_runs_over_cpp_state() -> None:
+    """Every private rule method the Python engine would run (phase entry points, appliers,
+    helpers) refuses on a NativeGame instead of diverging silently."""
+    from perikles_env.engine.combat import CombatRules
+    from perikles_env.engine.influence import InfluenceRules
+    from perikles_env.engine.military import MilitaryRules
+
+    g = new_game(GameConfig(num_players=4), seed=3, backend="native")
+    names = [
+        name for rules in (InfluenceRules, MilitaryRules, CombatRules)
+        for name, value in vars(rules).items() if name.startswith("_") and callable(value)
+        and not name.startswith("__")
+    ]
+    assert len(names) > 80
+    for name in names:
+        with pytest.raises(ReadOnlyStateError, match=f"{name} is the Python engine's rule"):
+            getattr(g, name)()
+    assert g == new_game(GameConfig(num_players=4), seed=3, backend="python")
+
+
+def test_scenario_built_on_python_loads_and_plays_identically() -> None:
+    """The documented way to a scenario: edit a Python game (scripted dice included),
+    load it with from_python; an edit the validator refuses is refused at the load."""
+    py = new_game(GameConfig(num_players=4), seed=3, backend="python")
+    py.forced_dice = [6, 6, 1, 1]
+    py.cubes[0] += 1
+    py.supply[0] -= 1
+    cpp = native.NativeGame.from_python(py)
+    assert cpp == py and cpp.forced_dice == [6, 6, 1, 1]
+    while not py.is_terminal:
+        action = py.legal_actions()[-1]
+        py.apply_action(action)
+        cpp.apply_action(action)
+    assert cpp == py
+    bad = new_game(GameConfig(num_players=4), seed=3, backend="python")
+    bad.supply[0] -= 1  # a cube lost
+    with pytest.raises(InvalidStateError, match="cubes/cand/supply"):
+        native.NativeGame.from_python(bad)
 
 
 # ---- native random playout -----------------------------------------------------------------
@@ -190,7 +211,7 @@ def test_random_playout_is_the_python_policy_loop(n: int) -> None:
 def test_random_games_count_the_decisions_of_the_same_games() -> None:
     expected = 0
     for seed in range(5):
-        g = Game.new(GameConfig(num_players=4, record_events=False), seed=seed, backend="python")
+        g = new_game(GameConfig(num_players=4, record_events=False), seed=seed, backend="python")
         expected += native.NativeGame.from_dict(g.to_dict()).random_playout(seed)
     assert native.random_games(4, 5, seed0=0, record_events=False) == expected
 
@@ -202,8 +223,8 @@ def test_legal_mask_fills_a_caller_owned_array_and_checks_it() -> None:
     import numpy as np
 
     g = _mid_game()
-    for dtype in (bool, np.uint8):
-        out = np.full(957, 7 if dtype is np.uint8 else True, dtype=dtype)
+    for dtype in (bool, np.uint8, np.int8):
+        out = np.full(957, True if dtype is bool else 7, dtype=dtype)
         assert g.legal_mask(out) is None  # written in place
         assert np.flatnonzero(out).tolist() == g.legal_actions() and out.max() == 1
     with pytest.raises(ValueError, match="957"):
@@ -214,33 +235,19 @@ def test_legal_mask_fills_a_caller_owned_array_and_checks_it() -> None:
 
 
 @pytest.mark.parametrize("n", [3, 5])
-def test_a_decision_forgets_only_the_cached_fields_it_changed(n: int) -> None:
-    """Fields read before a decision stay cached (the same objects, still editable) when the
-    decision leaves them alone, and are read again from C++ when it changed them: the
-    cache never serves a stale value, and most reads after a decision cost no copy."""
-    from perikles_env.engine.native import _CACHED_FIELDS
-
-    g = Game.new(GameConfig(num_players=n), seed=n, backend="native")
+def test_snapshots_are_never_stale(n: int) -> None:
+    """Fields read before a decision are copies of that moment; after it every read shows
+    the new state (equal to a cache-free clone's)."""
+    g = new_game(GameConfig(num_players=n), seed=n, backend="native")
     policy = Rng(n)
-    kept = dropped = 0
+    names = [name for name in native._NAMES if name != "rng"]
     while not g.is_terminal:
-        values = {name: getattr(g, name) for name in _CACHED_FIELDS}
+        before = {name: getattr(g, name) for name in names}
         legal = g.legal_actions()
         g.apply_action(legal[policy.randrange(len(legal))])
-        fresh = g.clone()  # no cache: every field straight from C++
-        for name, old in values.items():
-            now = getattr(fresh, name)
-            if g.__dict__.get(name) is old:
-                assert old == now, name
-                kept += 1
-            else:
-                assert name not in g.__dict__ and getattr(g, name) == now, name
-                dropped += 1
-    assert kept > 5 * dropped  # a decision changes a few fields, not the state
-    survivor = next(name for name in ("cubes", "supply") if name in g.__dict__)
-    lst = getattr(g, survivor)
-    lst[0] += 1  # a list kept over a decision is still this game's state: edits go through
-    assert g.clone().to_dict()[survivor][0] == lst[0]
+        fresh = g.clone()  # no snapshot read yet: every field straight from C++
+        assert all(getattr(g, name) == getattr(fresh, name) for name in names)
+        assert before["decisions"] == g.decisions - 1
 
 
 def test_an_illegal_decision_keeps_the_cache() -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from perikles_env import env as make_env
-from perikles_env.engine import Game
+from perikles_env.engine import new_game
 from perikles_env.engine.backend import native_available
 from perikles_env.errors import InvalidConfigError
 
@@ -60,7 +60,7 @@ def test_bad_backend_is_a_typed_error_everywhere(bad) -> None:
     from perikles_env.training.evaluation.config import EvalConfig
 
     with pytest.raises(InvalidConfigError, match="backend"):
-        Game.new(GameConfig(num_players=3), seed=0, backend=bad)
+        new_game(GameConfig(num_players=3), seed=0, backend=bad)
     with pytest.raises(InvalidConfigError, match="backend"):
         make_env(num_players=3, backend=bad)
     with pytest.raises(InvalidConfigError, match="backend"):

@@ -8,7 +8,8 @@ crash, hang or silent corruption.
 * ``NativeGame.from_dict`` on corrupted saved states (the issue-14 fuzz's corruptions,
   ``tests/engine/test_from_dict_fuzz._corrupt``, of states from every phase):
   the same exception type and message as ``Game.from_dict``, or the same loaded state.
-* The raw C++ loader without any Python validation (``Engine.set``) on the same corruptions,
+* The core's private loader without any Python validation (``Engine.load``, which no product
+  path uses: they all validate first) on the same corruptions,
   then random play: only Python exceptions, never a crash (the ASan/UBSan build runs this
   under ``-m slow``, test_sanitizer.py).
 """
@@ -20,7 +21,7 @@ import json
 import numpy as np
 import pytest
 
-from perikles_env.engine import NUM_ACTIONS, Game, GameConfig
+from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, new_game
 from perikles_env.engine.rng import Rng
 from perikles_env.errors import IllegalActionError
 from tests.engine import test_from_dict_fuzz as fuzz
@@ -42,8 +43,8 @@ def _outcome(g: Game, action: object) -> tuple[str, str]:
 
 @pytest.mark.parametrize("n", (3, 4, 5))
 def test_bad_actions_give_the_same_errors_and_change_nothing(n: int) -> None:
-    py = Game.new(GameConfig(num_players=n), seed=n, backend="python")
-    cpp = Game.new(GameConfig(num_players=n), seed=n, backend="native")
+    py = new_game(GameConfig(num_players=n), seed=n, backend="python")
+    cpp = new_game(GameConfig(num_players=n), seed=n, backend="native")
     policy = Rng(n)
     step = 0
     while True:
@@ -72,7 +73,7 @@ def test_bad_actions_give_the_same_errors_and_change_nothing(n: int) -> None:
 def test_unchecked_apply_of_an_illegal_action_raises_and_changes_nothing() -> None:
     """The Python engine's ``apply_action`` trusts its caller; the C++ core's never runs
     an illegal action: it raises IllegalActionError with the state unchanged."""
-    g = Game.new(GameConfig(num_players=4), seed=1, backend="native")
+    g = new_game(GameConfig(num_players=4), seed=1, backend="native")
     before = g.to_dict()
     for bad in (-1, NUM_ACTIONS, 2**70, "1", None, g.legal_actions()[-1] + 1000):
         with pytest.raises(IllegalActionError) as info:
@@ -97,7 +98,7 @@ def _source_states() -> list[dict]:
     out = []
     for n in (3, 4, 5):
         for seed in range(2):
-            g = Game.new(GameConfig(num_players=n), seed=seed, backend="python")
+            g = new_game(GameConfig(num_players=n), seed=seed, backend="python")
             policy = Rng(seed)
             step = 0
             while not g.is_terminal:
@@ -133,15 +134,14 @@ def test_corrupted_dicts_are_rejected_exactly_like_the_python_engine() -> None:
 def raw_load_and_play(d: dict, seed: int, max_decisions: int = 300) -> str:
     """Load a dict straight into C++ (no Python validation) and play randomly; returns how
     it ended. Any Python exception is fine; a crash would end the process."""
-    engine = native._native.Engine.blank()
-    ids = native._FIELD_IDS
+    values = []
+    for name in native._NAMES:
+        value = d.get(name)
+        if name == "phase" and isinstance(value, str):
+            value = {"SETUP_PLACE": 0, "COMMIT": 11, "GAME_OVER": 15}.get(value, 1)
+        values.append(value)
     try:
-        for name, fid in ids.items():
-            value = d.get(name)
-            if name == "phase" and isinstance(value, str):
-                value = {"SETUP_PLACE": 0, "COMMIT": 11, "GAME_OVER": 15}.get(value, 1)
-            engine.set(fid, value)
-        engine.finish_load()
+        engine = native._native.Engine.load(values)
     except (TypeError, ValueError, IndexError, KeyError, OverflowError):
         return "refused"
     policy = Rng(seed)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from perikles_env.engine import NUM_ACTIONS, Game, GameConfig
+from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, new_game
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.engine import queries as Q
@@ -151,8 +151,8 @@ def test_observations_and_determinizations_of_every_player_are_identical(n: int)
     compared = 0
     mask = np.ones(NUM_ACTIONS, dtype=bool)
     for seed in range(6):
-        py = Game.new(GameConfig(num_players=n), seed=seed, backend="python")
-        cpp = Game.new(GameConfig(num_players=n), seed=seed, backend="native")
+        py = new_game(GameConfig(num_players=n), seed=seed, backend="python")
+        cpp = new_game(GameConfig(num_players=n), seed=seed, backend="native")
         policy = Rng(seed)
         step = 0
         while not py.is_terminal:

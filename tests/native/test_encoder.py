@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from perikles_env.analysis.observation import OBS_SIZE, ORACLE_SIZE, ObservationEncoder
-from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, Phase
+from perikles_env.engine import NUM_ACTIONS, GameConfig, Phase, new_game
 from perikles_env.engine.determinize import determinize
 from perikles_env.engine.rng import Rng
 from tests.env.reference_encoder import reference_observation
@@ -34,7 +34,7 @@ def assert_bytes_equal(cpp: np.ndarray, py: np.ndarray, where: str) -> None:
 def compare_game(n: int, seed: int, policy: Policy, phases: set[str]) -> int:
     """Play one game on the C++ core; at every decision (and at the end) encode every
     player both ways, plain and oracle, and compare the mask with the legal list."""
-    game = Game.new(GameConfig(num_players=n), seed=seed, backend="native")
+    game = new_game(GameConfig(num_players=n), seed=seed, backend="native")
     assert type(game) is native.NativeGame
     cpp_plain, cpp_oracle = BackendEncoder(), BackendEncoder(oracle=True)
     py_plain, py_oracle = ObservationEncoder(), ObservationEncoder(oracle=True)
@@ -95,7 +95,7 @@ def test_equals_the_plain_reference_encoder_on_determinized_and_edited_states() 
     """Against ``tests/env/reference_encoder.py`` too, on states no game reaches by play:
     determinized samples (loaded into C++) and hand-edited fields (written through)."""
     for n in (3, 4, 5):
-        game = Game.new(GameConfig(num_players=n), seed=n, backend="native")
+        game = new_game(GameConfig(num_players=n), seed=n, backend="native")
         rng = Rng(n)
         while not game.is_terminal:
             if game.decisions % 37 == 0:
@@ -123,7 +123,7 @@ def test_equals_the_plain_reference_encoder_on_determinized_and_edited_states() 
 
 
 def test_encode_into_writes_the_callers_buffer() -> None:
-    game = Game.new(GameConfig(num_players=4), seed=3, backend="native")
+    game = new_game(GameConfig(num_players=4), seed=3, backend="native")
     for _ in range(60):
         game.apply_action(game.legal_actions()[0])
     out = np.full(ORACLE_SIZE, 9.0, dtype=np.float32)
@@ -135,7 +135,7 @@ def test_encode_into_writes_the_callers_buffer() -> None:
 
 
 def test_bad_input_is_a_typed_error_and_writes_nothing() -> None:
-    game = Game.new(GameConfig(num_players=3), seed=1, backend="native")
+    game = new_game(GameConfig(num_players=3), seed=1, backend="native")
     out = np.full(OBS_SIZE, 5.0, dtype=np.float32)
     with pytest.raises(ValueError, match="no such seat"):
         encode_into(game, 3, out)
@@ -157,7 +157,7 @@ def test_bad_input_is_a_typed_error_and_writes_nothing() -> None:
 
 
 def test_python_games_fall_back_to_the_python_encoder() -> None:
-    game = Game.new(GameConfig(num_players=5), seed=2, backend="python")
+    game = new_game(GameConfig(num_players=5), seed=2, backend="python")
     assert_bytes_equal(BackendEncoder().encode(game, 4), ObservationEncoder().encode(game, 4), "py")
     mask = legal_mask(game)
     assert np.flatnonzero(mask).tolist() == game.legal_actions() and mask.shape == (NUM_ACTIONS,)

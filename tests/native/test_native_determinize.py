@@ -17,7 +17,7 @@ import random
 import numpy as np
 import pytest
 
-from perikles_env.engine import Game, GameConfig, Phase
+from perikles_env.engine import Game, GameConfig, Phase, new_game
 from perikles_env.engine import actions as A
 from perikles_env.engine import queries as Q
 from perikles_env.engine.determinize import determinize
@@ -55,8 +55,8 @@ def _hidden_rich(g: Game, legal: list[int], rng: Rng) -> int:
 
 def _compare_game(n: int, seed: int, seen: dict[str, int]) -> None:
     config = GameConfig(num_players=n)
-    py = Game.new(config, seed=seed, backend="python")
-    cpp = Game.new(config, seed=seed, backend="native")
+    py = new_game(config, seed=seed, backend="python")
+    cpp = new_game(config, seed=seed, backend="native")
     policy = Rng(seed * 7 + n)
     step = 0
     while not py.is_terminal:
@@ -125,8 +125,8 @@ def test_native_determinize_equals_the_python_reference_slow(n: int) -> None:
 def _state(n: int, seed: int, phase: Phase) -> tuple[Game, Game]:
     """Twin games (Python, native) at the first decision in ``phase``."""
     config = GameConfig(num_players=n)
-    py = Game.new(config, seed=seed, backend="python")
-    cpp = Game.new(config, seed=seed, backend="native")
+    py = new_game(config, seed=seed, backend="python")
+    cpp = new_game(config, seed=seed, backend="native")
     policy = Rng(seed)
     while py.phase != phase:
         assert not py.is_terminal, "phase never reached"

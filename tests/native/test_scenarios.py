@@ -18,8 +18,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from perikles_env.engine import Game, GameConfig
-from tests.native.helpers import assert_same_state, require_native
+from perikles_env.engine import Game, GameConfig, new_game
+from tests.native.helpers import assert_same_state, require_native, unvalidated_twin
 
 native = require_native()
 
@@ -53,7 +53,7 @@ def _mirrored_apply(self: Game, action: int) -> None:
     if type(self) is not Game or action not in self.legal_actions():
         _python_apply(self, action)
         return
-    twin = native.from_python(self)
+    twin = unvalidated_twin(self)
     where = f"{self.phase.name} action {action} ({self.action_to_str(action)})"
     assert twin.legal_actions() == self.legal_actions(), f"{where}: legal actions differ"
     before = len(self.events)
@@ -73,7 +73,7 @@ def mirror(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def test_the_mirror_compares_actions() -> None:
     """The mirror is active in this module and really compares (so the tests above prove
     something): a seeded game's first 200 actions are all mirrored."""
-    g = Game.new(GameConfig(num_players=4), seed=5, backend="python")
+    g = new_game(GameConfig(num_players=4), seed=5, backend="python")
     before = MIRRORED["actions"]
     for _ in range(200):
         g.apply_action(g.legal_actions()[-1])

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from perikles_env.analysis import view
-from perikles_env.engine import Game, GameConfig, events, schema, validate
+from perikles_env.engine import GameConfig, events, new_game, schema, validate
 from perikles_env.engine.rng import Rng
 from perikles_env.engine.state import STATE_FIELDS, GameState
 
@@ -51,7 +51,7 @@ def test_the_build_has_the_declared_fields_in_order() -> None:
 
 def test_generated_bounds_hold_every_state_of_a_game() -> None:
     for n in (3, 5):
-        game = Game.new(GameConfig(num_players=n), seed=n, backend="python")
+        game = new_game(GameConfig(num_players=n), seed=n, backend="python")
         policy = Rng(n)
         while not game.is_terminal:
             d = game.to_dict()

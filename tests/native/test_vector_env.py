@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from perikles_env.analysis.observation import ObservationEncoder
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import Game, GameConfig, new_game
 from perikles_env.engine.rng import Rng
 from perikles_env.environment.aec import final_rewards
 from perikles_env.errors import IllegalActionError, InvalidConfigError
@@ -23,7 +23,7 @@ from perikles_env.vector.native import _native_vec  # noqa: E402
 
 
 def python_twin(seed: int, n: int) -> Game:
-    return Game.new(GameConfig(num_players=n), seed=seed, backend="python")
+    return new_game(GameConfig(num_players=n), seed=seed, backend="python")
 
 
 def assert_row_matches(state, i: int, game: Game, encoder: ObservationEncoder, where: str) -> None:
@@ -192,14 +192,14 @@ def test_decision_limit_player_counts_seats_and_game_handles() -> None:
     game from the opponent stream; ``copy_game`` hands Python the exact state."""
     env = VectorEnv(4, [3, 5], opponents="random", learner_seat=None, max_decisions=40)
     state = env.reset(21)
-    handle = Game.new(GameConfig(record_events=False), seed=0, backend="native")
+    handle = new_game(GameConfig(record_events=False), seed=0, backend="native")
     policies = [Rng((21 + i) ^ _native_vec.POLICY_SALT) for i in range(4)]
     for i in range(4):
         n = [3, 5][policies[i].randrange(2)]
         seat = policies[i].randrange(n)
         assert (state.players[i], state.current[i]) == (n, seat)
         env.copy_game(i, handle)
-        twin = Game.new(GameConfig(num_players=n, record_events=False), 21 + i, backend="python")
+        twin = new_game(GameConfig(num_players=n, record_events=False), 21 + i, backend="python")
         while twin.current != seat:
             legal = twin.legal_actions()
             twin.apply_action(legal[policies[i].randrange(len(legal))])

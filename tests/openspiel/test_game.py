@@ -13,7 +13,7 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 from perikles_env.analysis.observation import OBS_SIZE, encode_observation  # noqa: E402
-from perikles_env.engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig  # noqa: E402
+from perikles_env.engine import MAX_GAME_DECISIONS, NUM_ACTIONS, GameConfig, new_game  # noqa: E402
 from perikles_env.environment import final_rewards  # noqa: E402
 from perikles_env.environment.render import render_text  # noqa: E402
 from perikles_env.errors import IllegalActionError, InvalidConfigError  # noqa: E402
@@ -95,7 +95,7 @@ def test_the_deal_is_eight_uniform_chance_nodes_seeding_the_engine() -> None:
         state.apply_action(byte)
     assert len(names) == SEED_BYTES
     seed = int.from_bytes(bytes(SEED), "little")
-    assert state.engine_game == Game.new(GameConfig(num_players=3, record_events=False), seed)
+    assert state.engine_game == new_game(GameConfig(num_players=3, record_events=False), seed)
     assert state.current_player() == state.engine_game.current_player
     other = dealt(3, [8] + SEED[1:])
     assert other.engine_game != state.engine_game

@@ -9,7 +9,7 @@ import torch
 from perikles_env.agents import AgentError, make_agent, parse_spec
 from perikles_env.agents.rllib import RLlibAgent
 from perikles_env.agents.rllib_policy import META_FILE, WEIGHTS_FILE
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import GameConfig, new_game
 from perikles_env.errors import InvalidConfigError
 
 
@@ -35,7 +35,7 @@ def test_registry_builds_the_agent_and_describe_round_trips(policy_dir):
 def test_plays_only_legal_actions_and_argmax_when_deterministic(policy_dir):
     agent = make_agent(f"rllib:{policy_dir}")
     sampler = make_agent(f"rllib:{policy_dir},deterministic=false")
-    game = Game.new(GameConfig(num_players=4, record_events=False), seed=7)
+    game = new_game(GameConfig(num_players=4, record_events=False), seed=7)
     rng = np.random.default_rng(0)
     for _ in range(60):
         legal = game.legal_actions()
@@ -56,7 +56,7 @@ def test_plays_only_legal_actions_and_argmax_when_deterministic(policy_dir):
 
 def test_sampling_is_reproducible_for_a_seed(policy_dir):
     agent = make_agent(f"rllib:{policy_dir},deterministic=false")
-    game = Game.new(GameConfig(num_players=3, record_events=False), seed=1)
+    game = new_game(GameConfig(num_players=3, record_events=False), seed=1)
     first = [agent.act_state(game, game.current, np.random.default_rng(s)) for s in range(5)]
     again = [agent.act_state(game, game.current, np.random.default_rng(s)) for s in range(5)]
     assert first == again
@@ -71,7 +71,7 @@ def test_missing_or_foreign_policy_files_raise(policy_dir, tmp_path):
     meta = json.loads((policy_dir / META_FILE).read_text())
     meta["layout"]["fingerprint"] = "0" * 64  # trained on another observation layout
     (bad / META_FILE).write_text(json.dumps(meta))
-    game = Game.new(GameConfig(num_players=4, record_events=False), seed=0)
+    game = new_game(GameConfig(num_players=4, record_events=False), seed=0)
     with pytest.raises(InvalidConfigError, match="another observation layout"):
         RLlibAgent(str(bad)).act_state(game, game.current, np.random.default_rng(0))
 

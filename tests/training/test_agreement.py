@@ -7,7 +7,7 @@ import json
 import pytest
 
 from perikles_env.agents import make_agent
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import GameConfig, new_game
 from perikles_env.engine import actions as A
 from perikles_env.engine.phases import Phase
 from perikles_env.errors import InvalidConfigError
@@ -43,7 +43,7 @@ def test_another_personality_disagrees_somewhere() -> None:
 
 
 def test_best_actions_are_the_top_scores_with_ties() -> None:
-    game = Game.new(GameConfig(num_players=4), seed=3)
+    game = new_game(GameConfig(num_players=4), seed=3)
     teacher = make_agent("heuristic")
     best = best_actions(teacher, game, game.current)  # setup: one cube in a city (B.1)
     legal = game.legal_actions()
@@ -90,7 +90,7 @@ def test_demonstrations_play_the_heuristic_s_own_moves_and_record_its_ties() -> 
     from perikles_env.training.pretrain import teacher_move
 
     teacher = make_agent("heuristic")
-    game = Game.new(GameConfig(num_players=4, record_events=False), seed=21)
+    game = new_game(GameConfig(num_players=4, record_events=False), seed=21)
     a_rng, b_rng = np.random.default_rng(5), np.random.default_rng(5)
     ties = 0
     while not game.is_terminal:
@@ -102,6 +102,6 @@ def test_demonstrations_play_the_heuristic_s_own_moves_and_record_its_ties() -> 
         game.apply_action(action)
     assert ties > 20
     other = make_agent("random")
-    start = Game.new(GameConfig(num_players=4), seed=1)
+    start = new_game(GameConfig(num_players=4), seed=1)
     action, best = teacher_move(other, start, start.current, np.random.default_rng(0))
     assert best == [action]  # any other teacher: its own action alone

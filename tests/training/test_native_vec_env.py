@@ -1,7 +1,7 @@
 """The SB3 VecEnv over the C++ vector env (``training/native_vec_env.py``) against the
 Python reference: every env's games replayed on the Python engine with the same seed
 streams give the same observations (feature blocks included), masks, rewards
-(``single_agent/rewards.py``'s ``RewardTracker``), truncations and outcomes; episodes are
+(``environment/rewards.py``'s ``RewardTracker``), truncations and outcomes; episodes are
 counted as ``VecMonitor`` and the trainer's callbacks read them; a seed reproduces a run;
 an illegal action raises and changes nothing; MaskablePPO trains on it; ``env.vector``
 chooses and validates the path."""
@@ -14,11 +14,10 @@ import numpy as np
 import pytest
 
 from perikles_env.analysis.encoding import default_encoder
-from perikles_env.engine import Game, GameConfig
+from perikles_env.engine import GameConfig, new_game
 from perikles_env.engine.rng import Rng
+from perikles_env.environment.rewards import RewardConfig, RewardTracker
 from perikles_env.errors import IllegalActionError, InvalidConfigError
-from perikles_env.single_agent import RewardConfig
-from perikles_env.single_agent.rewards import RewardTracker
 from tests.native.vec_helpers import require_native_vec
 
 require_native_vec()
@@ -57,7 +56,7 @@ class Twin:
             self.learner = self.policy.randrange(n) if self.seat is None else self.seat
             self.game_seed = seed
             config = GameConfig(num_players=n, record_events=False)
-            self.game = Game.new(config, seed=seed, backend="python")
+            self.game = new_game(config, seed=seed, backend="python")
             self.play_opponents()
             if not self.game.is_terminal and not self.truncated():
                 break
@@ -214,8 +213,13 @@ def test_shards_over_worker_processes_equal_one_env() -> None:
             sharded.env_method("set_opponents", {"heuristic": 1.0}, indices=[4])
         masks = np.stack(sharded.env_method("action_masks"))
         legal = [int(np.flatnonzero(m)[0]) for m in masks]
-        for bad in ([*legal[:4], int(np.flatnonzero(~masks[4])[0])], [*legal[:4], 957.0]):
-            with pytest.raises(IllegalActionError):
+        wrong = [
+            ([*legal[:4], int(np.flatnonzero(~masks[4])[0])], "env 4: not legal now"),
+            ([*legal[:4], 957], r"env 4: out of range 0\.\.956"),
+            ([*legal[:4], 957.0], r"expected 5 integer action ids.*got shape \(5,\) of dtype"),
+        ]
+        for bad, message in wrong:
+            with pytest.raises(IllegalActionError, match=message):
                 sharded.step_async(np.array(bad))  # checked before any shard steps
         sharded.step_async(np.array(legal))
         one.step_async(np.array(legal))

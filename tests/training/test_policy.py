@@ -31,13 +31,13 @@ def _tiny_model(features=(), **ppo):
 
 def _assert_saved_model_plays_legally(model, tmp_path, decisions=60):
     from perikles_env.agents import make_agent
-    from perikles_env.engine import Game, GameConfig
+    from perikles_env.engine import GameConfig, new_game
 
     features = ["battle"] if model.policy.__class__.__name__ == "BattleGainPolicy" else []
     save_model(tmp_path / "m.zip", model.policy, features, model.num_timesteps)
     agent = make_agent(f"ppo:{tmp_path / 'm.zip'}")
     assert type(agent.policy) is type(model.policy)
-    game = Game.new(GameConfig(num_players=4), seed=1)
+    game = new_game(GameConfig(num_players=4), seed=1)
     rng = np.random.default_rng(0)
     for _ in range(decisions):  # a stretch of a game, the model playing every seat
         action = agent.act_state(game.clone(), game.current_player, rng)
@@ -72,7 +72,7 @@ def test_battle_head_adds_weighted_gains_to_place_logits_only(tmp_path):
     id keeps the flat head's logit. Checked on a real commit observation with nonzero gains."""
     from perikles_env.agents.ppo_policy import BattleGainPolicy
     from perikles_env.analysis.encoding import default_encoder
-    from perikles_env.engine import Game, GameConfig
+    from perikles_env.engine import GameConfig, new_game
     from perikles_env.engine.phases import Phase
 
     model = _tiny_model(features=["battle"], action_head="battle")
@@ -82,7 +82,7 @@ def test_battle_head_adds_weighted_gains_to_place_logits_only(tmp_path):
     assert id(policy.gain_weights) in optimised
     encode = default_encoder(["battle"]).encode
     rng = np.random.default_rng(0)
-    game = Game.new(GameConfig(num_players=4), seed=2)
+    game = new_game(GameConfig(num_players=4), seed=2)
     obs = None
     while obs is None or not any(
         o != 0 for o in obs[policy.gain_columns[policy.is_place.bool()].flatten()]

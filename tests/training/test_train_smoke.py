@@ -52,14 +52,14 @@ def test_smoke_run_writes_model_report_and_throughput(smoke_run):
 def test_saved_model_reloads_and_plays_as_ppo_agent(smoke_run):
     from perikles_env.agents import make_agent
     from perikles_env.agents.ppo_file import read_model
-    from perikles_env.engine import Game, GameConfig
+    from perikles_env.engine import GameConfig, new_game
 
     model = read_model(smoke_run / "model.zip")
     assert model.meta["num_timesteps"] == 1024
     assert model.meta["observation"]["features"] == []
     assert model.optimizer_state is None  # the final model is the policy alone
     agent = make_agent(f"ppo:{smoke_run / 'model.zip'}")
-    game = Game.new(GameConfig(num_players=3), seed=5)
+    game = new_game(GameConfig(num_players=3), seed=5)
     rng = np.random.default_rng(0)
     while not game.is_terminal:
         action = agent.act_state(game.clone(), game.current, rng)

@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import perikles_env.single_agent.env as single_agent_module
-from perikles_env.engine import NUM_ACTIONS, Game, GameConfig
+from perikles_env.engine import NUM_ACTIONS, GameConfig, new_game
 from perikles_env.engine import data as D
 from perikles_env.errors import InvalidConfigError
 from perikles_env.single_agent import OpponentPool, PeriklesSingleAgentEnv, RewardConfig
@@ -177,18 +177,18 @@ def test_the_config_hands_same_table_to_the_training_pool():
 
 
 def test_game_over_before_learner_decides_deals_a_new_game(monkeypatch):
-    finished = Game.new(GameConfig(num_players=4), seed=0)
+    finished = new_game(GameConfig(num_players=4), seed=0)
     rng = np.random.default_rng(0)
     while not finished.is_terminal:
         finished.apply_action(int(rng.choice(finished.legal_actions())))
     calls = []
-    real_new = Game.new
+    real_new = single_agent_module.new_game
 
     def fake_new(config, seed, backend=None):
         calls.append(seed)
         return finished.clone() if len(calls) == 1 else real_new(config, seed=seed, backend=backend)
 
-    monkeypatch.setattr(single_agent_module.Game, "new", fake_new)
+    monkeypatch.setattr(single_agent_module, "new_game", fake_new)
     env = PeriklesSingleAgentEnv()
     env.reset(seed=0)
     assert len(calls) == 2 and not env.game.is_terminal
@@ -246,11 +246,11 @@ def test_vp_margin_and_shaping_rewards_follow_the_learners_vp():
 
 
 def test_win_reward_is_zero_sum_over_seats():
-    g = Game.new(GameConfig(num_players=5), seed=9)
+    g = new_game(GameConfig(num_players=5), seed=9)
     rng = np.random.default_rng(1)
     while not g.is_terminal:
         g.apply_action(int(rng.choice(g.legal_actions())))
-    from perikles_env.single_agent.rewards import win_reward
+    from perikles_env.environment.rewards import win_reward
 
     assert sum(win_reward(g, p) for p in range(5)) == pytest.approx(0.0)
 

@@ -1,0 +1,44 @@
+"""Which engine a new or loaded game runs on: the C++ core (``native.py``) or the Python
+reference (``game.py``). This module sits above both, so neither imports the other's
+chooser; ``backend.py`` resolves the ``backend`` option.
+
+>>> from perikles_env.engine import GameConfig, new_game
+>>> g = new_game(GameConfig(num_players=3), seed=1, backend="python")
+>>> g.n
+3
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .backend import use_native
+from .game import Game, checked_seed
+from .state import GameConfig
+
+
+def new_game(
+    config: GameConfig | None = None, seed: int | None = 0, backend: str | None = None
+) -> Game:
+    """A new game. ``seed`` is an int in 0..2**64-1, or None for a fresh random seed;
+    ``backend`` is "python" (the reference engine), "native" (the C++ core, an error if not
+    built), "auto" (native when built, else Python with one warning) or None
+    (``$PERIKLES_BACKEND``, else "auto"). Both engines give the same game for the same seed
+    and actions."""
+    config = config or GameConfig()
+    seed = checked_seed(seed)
+    if not use_native(backend):
+        return Game.new(config, seed)
+    from .native import new_native
+
+    return new_native(config, seed)
+
+
+def load_game(d: dict[str, Any], backend: str | None = None) -> Game:
+    """The state ``Game.to_dict`` wrote, validated (``InvalidStateError`` names a bad field),
+    on the chosen backend (see ``new_game``)."""
+    if not use_native(backend):
+        return Game.from_dict(d)
+    from .native import NativeGame
+
+    return NativeGame.from_dict(d)
