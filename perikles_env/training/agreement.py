@@ -30,7 +30,7 @@ from perikles_env.agents.base import pick_best
 from perikles_env.agents.heuristic import HeuristicAgent
 from perikles_env.agents.heuristic.agent import score_actions
 from perikles_env.analysis.view import PlayerView
-from perikles_env.cli import CliParser, player_count, positive_int, seed
+from perikles_env.cli import CliParser, output_file, player_count, positive_int, seed
 from perikles_env.engine import Game, GameConfig, new_game
 from perikles_env.engine import actions as A
 from perikles_env.engine.phases import Phase
@@ -207,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--players", type=player_count, default=4)
     parser.add_argument("--seed", type=seed, default=900_000, help="first game seed (held out)")
     parser.add_argument("--teacher", default="heuristic", help="heuristic spec")
-    parser.add_argument("--json", help="also write the report as JSON here")
+    parser.add_argument("--json", type=output_file, help="also write the report as JSON here")
     args = parser.parse_args(argv)
     try:
         report = measure_agreement(args.agent, args.games, args.players, args.seed, args.teacher)

@@ -59,6 +59,7 @@ AGREEMENT = "perikles_env.training.agreement"
         (WAR, ["--agents", "ppo:missing.zip", "--games", "1"], ["missing.zip"]),
         (AGREEMENT, ["--agent", "nosuch"], ["unknown agent 'nosuch'"]),
         (AGREEMENT, ["--agent", "random", "--games", "0"], ["--games"]),
+        (AGREEMENT, ["--agent", "random", "--json", "."], ["--json", "is a folder"]),
     ],
 )
 def test_tool_fails_cleanly(module, args, words, tmp_path) -> None:
