@@ -129,7 +129,7 @@ def fields() -> str:
     for f in (*(f for f in S.FIELDS if f.kind != "events"), S.RNG):
         lo, hi = f.bounds()
         kind = CPP_KIND[f.kind]
-        size = f.size() if f.kind in ("ints", "list") else 0
+        size = f.size() if f.kind in ("ints", "list", "dice") else 0
         hi_text = "UINT64_MAX" if f.kind == "u64" else str(hi)
         member = "rng.state" if f is S.RNG else f.member
         lines.append(f"  X({f.name}, {member}, {kind}, {size}, {lo}, {hi_text}) \\")

@@ -108,7 +108,7 @@ def test_readme_python_examples_run() -> None:
     assert len(blocks) >= 3
     for code in blocks:
         if "perikles_env.vector" in code:
-            pytest.importorskip("perikles_env._native_vec")
+            pytest.importorskip("perikles_env._native")
         done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                               text=True, timeout=300)
         assert done.returncode == 0, f"{code}\n{done.stderr[-2000:]}"

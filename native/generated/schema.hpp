@@ -179,7 +179,7 @@ inline constexpr Tables T = {
   X(phase, phase, PHASE, 0, 0, 15) \
   X(turn, turn, INT, 0, 1, 3) \
   X(current, current, INT, 0, -1, 4) \
-  X(forced_dice, forced_dice, VECTOR, 0, 1, 6) \
+  X(forced_dice, forced_dice, VECTOR, 1000, 1, 6) \
   X(supply, supply, ARRAY, 5, 0, 30) \
   X(cubes, cubes, ARRAY, 30, 0, 30) \
   X(cand, cand, ARRAY, 12, -1, 4) \

@@ -38,7 +38,7 @@ def load_game(d: dict[str, Any], backend: str | None = None) -> Game:
     """The state ``Game.to_dict`` wrote, validated (``InvalidStateError`` names a bad field),
     on the chosen backend (see ``new_game``)."""
     if not use_native(backend):
-        return Game.from_dict(d)
+        return Game.from_dict(d)  # type: ignore[no-any-return]
     from .native import NativeGame
 
     return NativeGame.from_dict(d)

@@ -362,7 +362,8 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
 
     def round_strengths(self, slot: int, unit_type: int) -> tuple[int, int]:
         """(attack, defence) entering the CRT for a round of ``unit_type`` at ``slot`` now."""
-        args = (checked_index("slot", slot, D.LOCATION_SLOTS), checked_index("unit_type", unit_type, 2))
+        slot = checked_index("slot", slot, D.LOCATION_SLOTS)
+        args = (slot, checked_index("unit_type", unit_type, 2))
         return self._query("round_strengths", *args)  # type: ignore[no-any-return]
 
     def predicted_rounds(self, slot: int) -> list[tuple[int, int, int, int]]:

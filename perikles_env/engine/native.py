@@ -92,9 +92,10 @@ class FrozenRng(Rng):
     change the game's own generator in C++)."""
 
     __slots__ = ("_state",)
+    _state: int
 
-    @property  # type: ignore[override]
-    def state(self) -> int:
+    @property
+    def state(self) -> int:  # type: ignore[override]
         return self._state
 
     def next64(self) -> int:
@@ -112,6 +113,9 @@ class NativeGame(Game):
     """A ``Game`` on the C++ core: same API and answers, read-only state (module doc)."""
 
     __slots__ = ("_c", "_prefix", "_decoded", "__dict__")  # __dict__: this decision's copies
+    _c: Any
+    _prefix: list[tuple[Any, ...]]
+    _decoded: FrozenList | None
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in _READ_ONLY:
@@ -122,15 +126,15 @@ class NativeGame(Game):
         self.__setattr__(name, None)
 
     @property
-    def phase(self) -> Phase:
-        return _PHASES[self._c.phase]
+    def phase(self) -> Phase:  # type: ignore[override]
+        return _PHASES[self._c.phase]  # type: ignore[no-any-return]
 
     @property
-    def current(self) -> int:
+    def current(self) -> int:  # type: ignore[override]
         return int(self._c.current)
 
     @property
-    def n(self) -> int:
+    def n(self) -> int:  # type: ignore[override]
         return int(self._c.n)
 
     @property
@@ -143,7 +147,7 @@ class NativeGame(Game):
         return bool(self._c.phase == _GAME_OVER)
 
     @property
-    def rng(self) -> Rng:
+    def rng(self) -> Rng:  # type: ignore[override]
         r = _new(FrozenRng)
         r._state = self._c.get(_RNG_ID)
         return r
@@ -164,7 +168,7 @@ class NativeGame(Game):
     def apply_action(self, action: int) -> None:
         """Apply a legal action; an illegal one (or a non-int, e.g. ``True``) raises
         IllegalActionError and changes nothing."""
-        if type(action) is not int or not 0 <= action < _NUM_ACTIONS or not self._c.is_legal(action):
+        if not self.is_legal(action):
             raise self.illegal_action_error(action, "not legal now")
         try:
             self._c.apply(action)
@@ -216,7 +220,7 @@ class NativeGame(Game):
             list.extend(cache, (decode(raw, n) for raw in self._c.events(have)))
         return cache
 
-    events = event_log  # type: ignore[assignment]
+    events = event_log
 
     # ---- conversion ----
 
@@ -236,7 +240,7 @@ class NativeGame(Game):
 
     def to_python(self) -> Game:
         """An independent Python-engine copy of this state."""
-        return Game.from_dict(self.to_dict())
+        return Game.from_dict(self.to_dict())  # type: ignore[no-any-return]
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (NativeGame.from_dict, (self.to_dict(),))

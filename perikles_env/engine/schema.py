@@ -9,7 +9,7 @@ table, event kinds, data tables and action offsets (``native/generated/schema.hp
 checked in; tests/native/test_schema.py fails when it is stale).
 
 Kinds: ``int``, ``bool``, ``phase`` (a ``Phase``), ``ints`` (a list of exactly ``length``
-ints), ``list`` (at most ``length`` ints), ``dice`` (scripted d6 faces, unbounded),
+ints), ``list`` (at most ``length`` ints), ``dice`` (at most ``length`` scripted d6 faces),
 ``events`` (the public event log), ``u64`` (a 64-bit counter). The RNG state is not a
 field of ``STATE_FIELDS`` (it is ``Game.rng``) but is declared here as ``rng`` (kind
 ``u64``) so that the C++ core and ``to_dict`` agree on it.
@@ -38,6 +38,7 @@ _PER_PLAYER = D.NUM_CITIES * D.MAX_PLAYERS
 _MAX_TILES = max(D.TILES_PER_PLAYER.values())
 _MAX_ROUNDS = max(len(t.rounds) for t in D.LOCATION_TILES)
 U64_MAX = (1 << 64) - 1
+MAX_FORCED_DICE = 1000  # scripted d6 faces a scenario may queue (a game rolls far fewer)
 
 
 def _const(value: Limit) -> Bound:
@@ -56,8 +57,9 @@ def _seat_bits(n: int) -> int:
 class Field:
     """One state field. ``lo``/``hi`` bound every value for ``n`` players (inclusive; a
     tuple bounds each item); ``length`` is fixed (``ints``) or a capacity (``list``), a
-    function of ``n`` for ``b_offers``; ``check`` names a structural check of ``validate.py`` beyond the range (``distinct``,
-    ``alki``, ``pairs``, ``pending``); ``cpp`` is the C++ member when its name differs."""
+    function of ``n`` for ``b_offers``; ``check`` names a structural check of
+    ``validate.py`` beyond the range (``distinct``, ``alki``, ``pairs``, ``pending``);
+    ``cpp`` is the C++ member when its name differs."""
 
     name: str
     kind: str
@@ -73,7 +75,9 @@ class Field:
         return self.cpp or self.name
 
     def size(self, n: int = D.MAX_PLAYERS) -> int:
-        return self.length(n) if callable(self.length) else self.length
+        size = self.length(n) if callable(self.length) else self.length
+        assert isinstance(size, int)
+        return size
 
     def bounds(self, n: int = D.MAX_PLAYERS) -> tuple[int, int]:
         """One (lo, hi) that holds for every item with ``n`` players (the C++ table)."""
@@ -100,7 +104,7 @@ FIELDS: tuple[Field, ...] = (
     _f("phase", "phase"),
     _f("turn", "int", lo=1, hi=D.NUM_TURNS),
     _f("current", "int", lo=-1, hi=_seat_max),
-    _f("forced_dice", "dice", lo=1, hi=6, visibility="hidden"),
+    _f("forced_dice", "dice", MAX_FORCED_DICE, 1, 6, "hidden"),
     _f("supply", "ints", D.MAX_PLAYERS, 0, D.CUBES_PER_PLAYER),
     _f("cubes", "ints", _PER_PLAYER, 0, D.CUBES_PER_PLAYER),
     _f("cand", "ints", D.NUM_CITIES * 2, -1, _seat_max),

@@ -197,11 +197,9 @@ def field_rules(n: int) -> dict[str, Check]:
             rule = _phase
         elif f.kind == "events":
             rule = _events
-        elif f.kind == "dice":
-            rule = _ints(lo, hi)
         elif f.kind == "ints":
             rule = _ints(lo, hi, length=f.size(n))
-        else:  # "list": a capacity
+        else:  # "list" and "dice": a capacity
             rule = _ints(lo, hi, max_length=f.size(n))
         rules[f.name] = _distinct(rule) if f.check == "distinct" else rule
     return rules

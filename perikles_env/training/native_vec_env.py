@@ -45,7 +45,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from perikles_env.analysis.encoding import FEATURE_BLOCKS, default_encoder
-from perikles_env.engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game, GameConfig, new_game
+from perikles_env.engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game
 from perikles_env.environment.rewards import RewardConfig, RewardTracker
 from perikles_env.errors import InvalidConfigError
 from perikles_env.single_agent import OpponentPool
@@ -173,8 +173,6 @@ class NativeVecEnv(VecEnv):
         self._trackers = [RewardTracker(self.reward_config, None, 0)] * num_envs
         self._learner = np.zeros(num_envs, dtype=np.int32)
         self._players = np.zeros(num_envs, dtype=np.int32)
-        # one NativeGame whose C++ state copy_game overwrites: a handle on any env's game
-        self._handle = new_game(GameConfig(record_events=False), seed=0, backend="native")
         self._actions: np.ndarray | None = None
         self._state: VecState | None = None  # the vector env's buffers, after reset()
 
@@ -265,8 +263,7 @@ class NativeVecEnv(VecEnv):
         self._obs[:, : self.base_size] = state.observation
         if self.blocks:
             for i in range(self.num_envs):
-                self.vector.copy_game(i, self._handle)
-                self._write_blocks(self._obs[i], self._handle.clone(), int(state.current[i]))
+                self._write_blocks(self._obs[i], self.vector.game(i), int(state.current[i]))
         return self._obs.copy()
 
     def _write_blocks(self, row: np.ndarray, game: Game, player: int) -> None:
@@ -280,8 +277,7 @@ class NativeVecEnv(VecEnv):
         """The learner's observation of the game env i just ended or cut."""
         from perikles_env.vector.encoder import encode_into
 
-        self.vector.copy_game(i, self._handle, finished=True)
-        game = self._handle.clone()
+        game = self.vector.game(i, finished=True)
         row = np.zeros(self._obs.shape[1], dtype=np.float32)
         encode_into(game, learner, row[: self.base_size])
         self._write_blocks(row, game, learner)

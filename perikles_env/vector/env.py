@@ -6,8 +6,9 @@ across ``threads``) and return a ``VecState`` of preallocated arrays: for each g
 to act, its observation (``docs/observation.md``) and legal-action mask, the rewards of
 that step and whether it ended a game. A finished game starts the next one at once
 (auto-reset): on that step ``terminated[i]`` is True, ``rewards[i]`` holds the final win
-rewards (``Game.win_rewards``: winners share +1, the others -1) and the other arrays
-already show the new game. This is the loop a pgx user writes::
+rewards (``Game.win_rewards``: the winners share +1 and the others share -1, so each of
+three losers gets -1/3) and the other arrays already show the new game. This is the loop
+a pgx user writes::
 
     env = VectorEnv(num_envs=256, num_players=4)
     state = env.reset(seed=0)
@@ -29,25 +30,35 @@ Determinism: game i of ``reset(seed)`` is ``new_game(seed=seed + i)`` (or the i-
 explicit seed list); later games, the per-game player count and seat and the random
 opponents draw from SplitMix64 streams of that seed (``native/vector_env.hpp`` says in
 which order), independent of ``threads``.
+
+Safe to misuse: nothing is readable before ``reset``; ``num_envs`` and ``threads`` are
+bounded (``MAX_NUM_ENVS``, ``MAX_THREADS``); a second thread calling into an env while
+another steps it gets ``ConcurrentUseError`` at once (it never waits: use one env per
+thread); ``game(i)`` hands Python an independent, read-only copy of game i.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+import os
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS
 from ..engine import actions as A
 from ..engine.phases import Phase
-from ..errors import IllegalActionError, InvalidConfigError
-from .native import _native_vec
+from ..errors import ConcurrentUseError, IllegalActionError, InvalidConfigError
+from .native import _native_vec, wrap_engine
 
 if TYPE_CHECKING:
     from ..engine.native import NativeGame
 
 OPPONENTS = (None, "random")
+MAX_NUM_ENVS = 1 << 14  # ~0.4 GiB of games and buffers at the largest observation
+MAX_THREADS = 64
+_T = TypeVar("_T")
 
 
 class VecState(NamedTuple):
@@ -87,13 +98,13 @@ class VectorEnv:
         threads: int = 1,
         max_decisions: int = MAX_GAME_DECISIONS,
     ) -> None:
-        self.num_envs = _check_int("num_envs", num_envs, 1, 1 << 20)
+        self.num_envs = _check_int("num_envs", num_envs, 1, MAX_NUM_ENVS)
         counts = num_players if isinstance(num_players, Sequence) else [num_players]
         if not counts:
             raise InvalidConfigError("num_players must be an int or a non-empty list of ints")
         self.player_counts = tuple(_check_int("num_players", n, 3, 5) for n in counts)
         self.num_players = max(self.player_counts)
-        self.threads = _check_int("threads", threads, 1, 256)
+        self.threads = _check_int("threads", threads, 1, MAX_THREADS)
         self.max_decisions = _check_int("max_decisions", max_decisions, 1, (1 << 63) - 1)
         if not isinstance(oracle, bool):
             raise InvalidConfigError(f"oracle must be a bool, got {oracle!r}")
@@ -132,9 +143,29 @@ class VectorEnv:
         self._actions = np.zeros(n, dtype=np.int32)
         self._random = np.zeros(n, dtype=np.int32)
         self._started = False
+        self._busy = threading.Lock()
 
-    def reset(self, seed: int | Sequence[int] = 0) -> VecState:
-        """Start every game: game i gets ``seed + i`` (an int) or ``seed[i]`` (N ints)."""
+    def _exclusive(self, call: Callable[[], _T]) -> _T:
+        """Run ``call`` as the only user of this env (see the module docstring)."""
+        if not self._busy.acquire(blocking=False):
+            raise ConcurrentUseError(
+                "this VectorEnv is in use by another thread (a step, reset or game copy is "
+                "running); use one VectorEnv per thread"
+            )
+        try:
+            return call()
+        finally:
+            self._busy.release()
+
+    def _need_reset(self, what: str) -> None:
+        if not self._started:
+            raise RuntimeError(f"call reset() before {what}")
+
+    def reset(self, seed: int | Sequence[int] | None = 0) -> VecState:
+        """Start every game: game i gets ``seed + i`` (an int) or ``seed[i]`` (N ints);
+        ``None`` draws a fresh seed from the operating system."""
+        if seed is None:
+            seed = int.from_bytes(os.urandom(8), "little") % ((1 << 64) - self.num_envs)
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
             if not 0 <= seed <= (1 << 64) - self.num_envs:
                 raise InvalidConfigError(f"seed must be in 0..2**64 - num_envs, got {seed!r}")
@@ -155,29 +186,25 @@ class VectorEnv:
                     f"seed must be an int or {self.num_envs} ints in 0..2**64-1, got {seed!r}"
                 )
             seeds = np.array([int(s) for s in values], dtype=np.uint64)
-        self._c.reset(seeds, *self._state)
+        self._exclusive(lambda: self._c.reset(seeds, *self._state))
         self._started = True
         return self._state
 
     def step(self, actions: Sequence[int] | np.ndarray) -> VecState:
         """Apply ``actions[i]`` (an action id legal in game i) to every game. An illegal or
         malformed action raises (``IllegalActionError`` naming the game) and changes no game."""
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
+        self._need_reset("step()")
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
-            raise IllegalActionError(
-                "?",
-                None,
-                actions,
-                f"expected {self.num_envs} integer action ids",
-                reason=f"got shape {a.shape} of dtype {a.dtype}",
+            raise InvalidConfigError(
+                f"actions must be {self.num_envs} integer action ids (shape "
+                f"({self.num_envs},)), got shape {a.shape} of dtype {a.dtype}"
             )
         out_of_range = np.flatnonzero((a < 0) | (a >= NUM_ACTIONS))
         if len(out_of_range):
             self._raise_illegal(int(out_of_range[0]), int(a[out_of_range[0]]))
         self._actions[:] = a
-        bad = self._c.step(self._actions, *self._state)
+        bad = self._exclusive(lambda: self._c.step(self._actions, *self._state))
         if bad >= 0:
             self._raise_illegal(bad, int(a[bad]))
         return self._state
@@ -196,22 +223,24 @@ class VectorEnv:
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action per game, drawn in C++ from game i's opponent
         stream (a baseline policy; the array is reused by the next call)."""
-        if not self._started:
-            raise RuntimeError("call reset() before random_actions()")
-        self._c.random_actions(self._random)
+        self._need_reset("random_actions()")
+        self._exclusive(lambda: self._c.random_actions(self._random))
         return self._random
+
+    def _index(self, i: Any, what: str) -> int:
+        self._need_reset(what)
+        return _check_int("i", i, 0, self.num_envs - 1)
 
     def game_seed(self, i: int) -> int:
         """Seed of game i's current game (``new_game(seed=...)`` replays it)."""
-        return int(self._c.game_seed(i))
+        return int(self._c.game_seed(self._index(i, "game_seed()")))
 
-    def copy_game(self, i: int, game: NativeGame, finished: bool = False) -> None:
-        """Copy game i's current state (``finished``: the game its last ``terminated`` or
-        ``truncated`` step ended) into ``game``, a ``NativeGame`` (e.g. made once with
-        ``new_game(backend="native")``): a handle for Python code that reads a game.
-        ``game``'s cached field reads are stale afterwards: read ``game.clone()``."""
-        self._c.copy_game(i, game.core, finished)
+    def game(self, i: int, finished: bool = False) -> NativeGame:
+        """An independent, read-only copy of game i now (``finished``: of the game its last
+        ``terminated`` or ``truncated`` step ended), for Python code that reads a game."""
+        i = self._index(i, "game()")
+        return wrap_engine(self._exclusive(lambda: self._c.game(i, bool(finished))))
 
     def episodes(self, i: int) -> int:
         """Games of env i finished since the last reset."""
-        return int(self._c.episodes(i))
+        return int(self._c.episodes(self._index(i, "episodes()")))

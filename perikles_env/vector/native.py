@@ -1,23 +1,27 @@
-"""The C++ observation encoder, legal mask and vector env (``perikles_env._native_vec``,
-sources ``native/encoder.hpp``, ``native/vector_env.hpp``, ``native/vec_bindings.cpp``).
-Importing this module fails with ImportError when that extension (or the engine core) is
-not built; ``encoder.py`` and ``env.py`` are the modules to use.
+"""The C++ observation encoder, legal mask and vector env: part of the one extension
+module ``perikles_env._native`` (sources ``native/src/encoder.cpp``, ``vector_env.cpp``).
+Importing this module fails with ImportError when the core is not built; ``encoder.py``
+and ``env.py`` are the modules to use.
 
-At import its observation layout is checked block by block against
-``analysis/observation.py``: a stale build refuses to load instead of encoding a different
-layout.
+At import the build's observation layout is checked block by block against
+``analysis/observation.py``: a stale build refuses to load instead of encoding a
+different layout.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from ..analysis.observation import LAYOUT, OBS_SIZE, ORACLE_LAYOUT, ORACLE_SIZE
 from ..engine import native as engine_native
 from ..engine.actions import NUM_ACTIONS
 
-try:  # $PERIKLES_NATIVE_VEC_PATH: a sanitizer build (tests/native/test_sanitizer.py)
-    _native_vec = engine_native.load_extension("_native_vec", "PERIKLES_NATIVE_VEC_PATH")
-except ImportError as exc:  # the engine core is built but not this extension
-    raise ImportError(f"perikles_env._native_vec is not built: {exc}") from exc
+_native_vec = engine_native._native
+
+
+def wrap_engine(engine: Any) -> engine_native.NativeGame:
+    """A read-only NativeGame around a C++ engine object the vector env handed over."""
+    return engine_native._wrap(engine, [])
 
 
 def _check_layout() -> None:
@@ -28,7 +32,7 @@ def _check_layout() -> None:
         _native_vec.NUM_ACTIONS,
     ) != (OBS_SIZE, ORACLE_SIZE, NUM_ACTIONS):
         raise ImportError(
-            "perikles_env._native_vec is out of date with analysis/observation.py (layout "
+            "perikles_env._native is out of date with analysis/observation.py (layout "
             "differs); rebuild it with `make native`"
         )
 

@@ -23,6 +23,7 @@ from perikles_env.engine import queries as Q
 from perikles_env.engine.determinize import determinize
 from perikles_env.engine.information import revealed_slot
 from perikles_env.engine.rng import Rng
+from perikles_env.errors import InvalidStateError
 from tests.native.helpers import require_native
 
 native = require_native()
@@ -177,15 +178,14 @@ def test_a_player_who_is_no_seat_is_refused_on_both_backends(player: int) -> Non
     assert cpp.to_dict() == before
 
 
-def test_an_edited_native_state_is_checked_before_sampling() -> None:
-    """The sample follows fields edited through a NativeGame exactly like the Python
-    engine's; an edit that breaks the state is refused (ValueError, as before any C++ use)
-    rather than sampled."""
-    py, cpp = _state(4, 8, Phase.COMMIT)
-    for g in (py, cpp):
-        g.loc_deck.reverse()
-        g.special[1] = -1
+def test_an_edited_state_is_checked_before_it_reaches_cpp() -> None:
+    """A state edited on the Python engine and loaded with from_python samples exactly like
+    the Python engine's; an edit that breaks the state is refused at the load (the core
+    never holds it), rather than sampled."""
+    py, _ = _state(4, 8, Phase.COMMIT)
+    py.loc_deck.reverse()
+    cpp = native.NativeGame.from_python(py)
     assert determinize(cpp, 0, 5).to_dict() == determinize(py, 0, 5).to_dict()
-    cpp.current = 4  # in range for the field, but no seat of a 4-player game
-    with pytest.raises(ValueError, match="current"):
-        determinize(cpp, 0, 5)
+    py.current = 3 if py.current != 3 else 2  # not the seat whose step it is
+    with pytest.raises(InvalidStateError):
+        native.NativeGame.from_python(py)
