@@ -48,7 +48,7 @@ struct Game : State {
   const char* load_error() const;
 
   // ================= events (setup.cpp) =================
-  void log(int kind, std::initializer_list<int> args);  // one event, when recording
+  void log(int kind, std::initializer_list<int> args);  // one event, when recording (inline)
   void log_list(int kind, const int* args, int count);
   void log_turn_start(int kind, int a, int b);  // EV_SETUP / EV_NEW_TURN with both displays
 
