@@ -107,8 +107,6 @@ struct Game : State {
   void apply_propose(int a);
   void proposals(int p, Actions& out) const;  // PROPOSE ids open to p (B.5, E12)
   bool has_proposals(int p) const;
-  template <bool FIRST>
-  bool proposals_impl(int p, Actions* out) const;
   void propose(int a);  // seats the candidate of a PROPOSE id
   void elections();     // B.6, then phase 5
 

@@ -272,15 +272,19 @@ void Game::next_proposal() {
   elections();
 }
 
+namespace {
+
+// The PROPOSE ids open to `p` into `out` or, FIRST, just whether there is one.
 template <bool FIRST>
-bool Game::proposals_impl(int p, Actions* out) const {
+bool proposals_of(const Game& g, int p, Actions* out) {
+  const int n = g.n;
   for (int c = 0; c < NUM_CITIES; ++c) {
-    int alpha = cand[c * 2], beta = cand[c * 2 + 1];
+    int alpha = g.cand[c * 2], beta = g.cand[c * 2 + 1];
     if (beta >= 0) continue;
-    if (!(cubes[c * 5 + p] || alpha == p)) continue;
+    if (!(g.cubes[c * 5 + p] || alpha == p)) continue;
     for (int off = 0; off < n; ++off) {
       int q = (p + off) % n;
-      if (cubes[c * 5 + q] && q != alpha) {
+      if (g.cubes[c * 5 + q] && q != alpha) {
         if (FIRST) return true;
         out->push_back(PROPOSE + c * MAXP + off);
       }
@@ -289,9 +293,11 @@ bool Game::proposals_impl(int p, Actions* out) const {
   return false;
 }
 
-void Game::proposals(int p, Actions& out) const { proposals_impl<false>(p, &out); }
+}  // namespace
 
-bool Game::has_proposals(int p) const { return proposals_impl<true>(p, nullptr); }
+void Game::proposals(int p, Actions& out) const { proposals_of<false>(*this, p, &out); }
+
+bool Game::has_proposals(int p) const { return proposals_of<true>(*this, p, nullptr); }
 
 void Game::legal_propose(Actions& out) const { proposals(current, out); }
 
