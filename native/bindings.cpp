@@ -1,4 +1,4 @@
-// nanobind module perikles_env._native: the C++ engine (engine.hpp) behind a small API that
+// nanobind module perikles_env._native: the C++ engine (game.hpp) behind a small API that
 // perikles_env/engine/native.py wraps into a perikles_env.engine.Game subclass. Python owns
 // validation and errors; every entry point here is memory-safe on any input (bad input
 // raises ValueError / TypeError, never undefined behaviour).
@@ -10,7 +10,13 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include "engine.hpp"
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "game.hpp"
 
 namespace nb = nanobind;
 using pk::Game;
@@ -216,56 +222,9 @@ struct Engine {
   }
 
   // Cross-field checks the C++ engine needs to stay memory-safe and terminating (Python's
-  // from_dict validation, which runs first, is stricter).
+  // from_dict validation, which runs first, is stricter): Game::load_error.
   void finish_load() {
-    const int n = g.n;
-    auto bad = [](const char* what) { throw nb::value_error(what); };
-    auto seat_ok = [n](int p) { return p >= -1 && p < n; };
-    if (g.phase != pk::Phase::GAME_OVER && (g.current < 0 || g.current >= n)) bad("current: no such seat");
-    for (int v : g.cand) if (!seat_ok(v)) bad("cand: no such seat");
-    for (int v : g.leader) if (!seat_ok(v)) bad("leader: no such seat");
-    for (int v : g.main_) if (!seat_ok(v)) bad("main: no such seat");
-    for (int v : g.special_played) if (!seat_ok(v)) bad("special_played: no such seat");
-    if (g.persian >> n) bad("persian: no such seat");
-    for (int p = n; p < pk::MAXP; ++p)
-      if (g.held2[p] || g.held1[p] || g.special[p] >= 0 || g.supply[p]) bad("seat beyond num_players in use");
-    for (int v : {g.first_player, g.commit_first, g.propose_cursor, g.commit_cursor, g.step_player})
-      if (v >= n) bad("seat out of range");
-    if (g.last_athens >= n) bad("last_athens: no such seat");
-    for (int i = 0; i < g.b_offers.n; ++i) if (g.b_offers[i] >= n) bad("b_offers: no such seat");
-    if (g.alki.n != 0 && g.alki.n != 3 && g.alki.n != 5) bad("alki: wrong length");
-    for (int i = 0; i < g.alki.n; ++i) {
-      int v = g.alki[i];
-      bool ok = (i == 0 || i == 3) ? v >= 0 && v < pk::NUM_CITIES : (i == 2 ? v == 0 || v == 1 : v >= 0 && v < n);
-      if (!ok) bad("alki: value out of range");
-    }
-    if (g.dp_queue.n % 2) bad("dp_queue: odd length");
-    for (int i = 0; i < g.dp_queue.n; i += 2) if (g.dp_queue[i] >= n) bad("dp_queue: no such seat");
-    if (g.dp_index % 2 || g.dp_index > g.dp_queue.n) bad("dp_index out of range");
-    if (g.pending.n != 0 && g.pending.n != 3) bad("pending: wrong length");
-    if (g.pending.n == 3 && (g.pending[1] >= pk::SLOTS || g.pending[2] > 1)) bad("pending: out of range");
-    for (int i = 0; i < g.b_cas.n; ++i) if (pk::T.initial[g.b_cas[i]] == 0) bad("b_cas: no such class");
-    // Phase-specific indices the apply functions dereference.
-    switch (g.phase) {
-      case pk::Phase::ALKIBIADES_CUBE: if (g.alki.n != 3) bad("alki: phase needs 3 values"); break;
-      case pk::Phase::ALKIBIADES_DEST: if (g.alki.n != 5) bad("alki: phase needs 5 values"); break;
-      case pk::Phase::DEAD_POOL: if (g.dp_index + 1 >= g.dp_queue.n) bad("dp_index: no pending city"); break;
-      case pk::Phase::PERMISSION: if (g.pending.n != 3) bad("pending: no request"); break;
-      case pk::Phase::BATTLE_SPECIAL:
-        if (g.b_offers.empty() || g.b_slot < 0 || g.b_slot >= pk::SLOTS || g.b_round < 0 ||
-            g.b_round >= pk::T.loc_nrounds[g.loc_display[g.b_slot]] || g.current != g.b_offers[0])
-          bad("battle special: inconsistent battle state");
-        break;
-      case pk::Phase::CASUALTY:
-        if (g.b_cas.empty() || g.b_slot < 0 || g.b_slot >= pk::SLOTS || g.b_round < 0 ||
-            g.b_round >= pk::T.loc_nrounds[g.loc_display[g.b_slot]] || g.b_loser < 0)
-          bad("casualty: inconsistent battle state");
-        break;
-      default: break;
-    }
-    if (g.b_round >= 0 && g.b_slot >= 0 && g.b_slot < pk::SLOTS &&
-        g.b_round >= pk::T.loc_nrounds[g.loc_display[g.b_slot]])
-      bad("b_round out of range");
+    if (const char* error = g.load_error()) throw nb::value_error(error);
     legal_valid = false;
   }
 
@@ -400,58 +359,17 @@ struct Engine {
       out.append(nb::make_tuple(rounds[i].unit_type, rounds[i].kind, rounds[i].attack, rounds[i].defence));
     return out;
   }
-  // queries.military_knowledge: where `p` knows every counter to be and the strength he
-  // sees, as lists (own pool per class, pools per (city, type), counts and known strength
-  // sums per (box, city, type) with -1 where hidden, a hidden counter's mean strength).
+  // queries.military_knowledge (Game::military_knowledge) as lists.
   nb::tuple military_knowledge(int p) {
     check_player(p);
-    constexpr int CT = pk::NMC * 2, ALL = (1 << pk::NMC) - 1;
-    const Game& s = g;
-    const int controlled = s.led_mask(p), revealed = s.revealed_slot();
-    int32_t my_pool[pk::NC] = {}, pool_count[CT] = {};
-    for (int k = 0; k < pk::NC; ++k) {
-      int c = s.pool[k];
-      if (!c) continue;
-      int x = pk::class_city(k);
-      pool_count[x * 2 + pk::class_type(k)] += c;
-      if (controlled >> x & 1) my_pool[k] = c;
-    }
-    std::vector<int32_t> box_count(pk::NBOX * CT, 0), box_known(pk::NBOX * CT, 0);
-    for (int box = 0; box < pk::NBOX; ++box) {
-      const int* at = s.at + box * pk::NC;
-      const int seen = box / 4 == revealed ? ALL : controlled;
-      for (int e = 0; e < pk::T.n_existing; ++e) {
-        int k = pk::T.existing[e], c = at[k];
-        if (!c) continue;
-        int x = pk::class_city(k), i = box * CT + x * 2 + pk::class_type(k);
-        box_count[i] += c;
-        if (seen >> x & 1)
-          box_known[i] += c * pk::class_strength(k);
-        else
-          box_known[i] = -1;
-      }
-    }
-    int unseen[pk::NC];
-    for (int k = 0; k < pk::NC; ++k) unseen[k] = pk::T.initial[k] - s.stack[k] - s.dead[k];
-    if (revealed >= 0)
-      for (int box = revealed * 4; box < revealed * 4 + 4; ++box)
-        for (int e = 0; e < pk::T.n_existing; ++e) {
-          int k = pk::T.existing[e];
-          unseen[k] -= s.at[box * pk::NC + k];
-        }
+    pk::MilitaryKnowledge k;
+    g.military_knowledge(p, k);
+    constexpr int CT = pk::NMC * 2;
     nb::list unknown_mean;
-    for (int i = 0; i < CT; ++i) {
-      int total = 0, strength = 0;
-      for (int st = 1; st <= 4; ++st) {
-        int k = pk::class_of(i / 2, i % 2, st);
-        total += unseen[k];
-        strength += unseen[k] * st;
-      }
-      unknown_mean.append(nb::float_(total ? static_cast<double>(strength) / total : 0.0));
-    }
-    return nb::make_tuple(int_list(my_pool, pk::NC), int_list(pool_count, CT),
-                          int_list(box_count.data(), pk::NBOX * CT),
-                          int_list(box_known.data(), pk::NBOX * CT), unknown_mean);
+    for (double v : k.unknown_mean) unknown_mean.append(nb::float_(v));
+    return nb::make_tuple(int_list(k.my_pool, pk::NC), int_list(k.pool_count, CT),
+                          int_list(k.box_count, pk::NBOX * CT),
+                          int_list(k.box_known, pk::NBOX * CT), unknown_mean);
   }
 
   // A copy with everything hidden from `player` resampled (determinize.py).
@@ -464,19 +382,11 @@ struct Engine {
     return copy;
   }
 
-  // Uniform random play to the end, entirely in C++: the policy picks legal[r.randrange(len)]
-  // with r = SplitMix64(policy_seed), the same policy as benchmarks/engine_speed.py. Returns
-  // the number of decisions made.
+  // Uniform random play to the end, entirely in C++ (Game::random_playout). Returns the
+  // number of decisions made.
   int64_t random_playout(uint64_t policy_seed, int64_t max_decisions) {
-    pk::Rng policy;
-    policy.state = policy_seed;
     ensure_checked();
-    int64_t count = 0;
-    while (g.phase != pk::Phase::GAME_OVER && count < max_decisions) {
-      g.legal_actions(legal);
-      g.apply_action(legal[policy.randrange(static_cast<int>(legal.size()))]);
-      ++count;
-    }
+    int64_t count = g.random_playout(policy_seed, max_decisions, legal);
     legal_valid = false;
     return count;
   }
