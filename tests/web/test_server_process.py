@@ -215,3 +215,12 @@ def test_the_terminal_games_web_flag_sets_the_new_game_page(tmp_path) -> None:
                               capture_output=True, text=True, timeout=60,
                               env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
         assert done.returncode == 2 and words in done.stderr, (args, done.stderr)
+
+
+def test_without_the_web_extra_the_command_says_what_to_install(tmp_path) -> None:
+    code = ("import sys; sys.modules['uvicorn'] = None; from perikles_env.play import main; "
+            f"sys.exit(main(['--web', '--port', '{free_port()}']))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
+    assert done.returncode == 2
+    assert "perikles_env[web]" in done.stderr and len(done.stderr.strip().splitlines()) == 1
