@@ -32,7 +32,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
-from perikles_env.errors import IllegalActionError
+from perikles_env.errors import IllegalActionError, InvalidConfigError
 
 MASK_METHOD = "action_masks"
 
@@ -336,12 +336,14 @@ class ShardedVecEnv(_ProcessVecEnv):
 
     def step_async(self, actions: np.ndarray) -> None:
         """Checks every action against the masks first, so that an illegal one raises
-        (``IllegalActionError``) before any shard steps: no game changes."""
+        (``IllegalActionError``; a malformed array ``InvalidConfigError``, as
+        ``VectorEnv.step``) before any shard steps: no game changes."""
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
-            expected = f"expected {self.num_envs} integer action ids"
-            reason = f"got shape {actions.shape} of dtype {actions.dtype}"
-            raise IllegalActionError("?", None, actions, expected, None, reason)
+            raise InvalidConfigError(
+                f"actions must be {self.num_envs} integer action ids (shape "
+                f"({self.num_envs},)), got shape {actions.shape} of dtype {actions.dtype}"
+            )
         for i, action in enumerate(actions):
             size = self.masks.shape[1]
             if not (0 <= action < size and self.masks[i, action]):
