@@ -47,6 +47,8 @@ _DISPLAY_ROWS = _display_rows()
 
 
 def reference_observation(game: Game, player: int, oracle: bool = False) -> np.ndarray:
+    if type(game) is not Game:
+        game = game.to_python()  # the reference reads the Python engine's rule helpers
     out = np.zeros(ORACLE_SIZE if oracle else OBS_SIZE, dtype=np.float32)
     enc = _Encoder(game, player, out)
     for method in (

@@ -23,7 +23,7 @@ BATTLE = (Phase.BATTLE_SPECIAL, Phase.CASUALTY)
 
 def first_state(n: int, seed: int, stop, limit: int = 3000) -> Game:
     """The first state of a seeded random game where ``stop`` holds."""
-    g = new_game(GameConfig(num_players=n), seed=seed)
+    g = new_game(GameConfig(num_players=n), seed=seed, backend="python")
     r = random.Random(seed)
     for _ in range(limit):
         assert not g.is_terminal, "no such state in this game"
@@ -244,7 +244,7 @@ def test_engine_and_package_import_without_numpy() -> None:
         "            raise ImportError('blocked ' + name)\n"
         "sys.meta_path.insert(0, Block())\n"
         "import perikles_env\n"
-        "from perikles_env.engine import Game, GameConfig\n"
+        "from perikles_env.engine import GameConfig, new_game\n"
         "from perikles_env.engine.determinize import determinize\n"
         "g = new_game(GameConfig(num_players=3), seed=1)\n"
         "d = determinize(g, 0, 7)\n"

@@ -30,7 +30,7 @@ def block(obs: np.ndarray, name: str) -> np.ndarray:
 
 def play_until(n: int, seed: int, stop, limit: int = 2000) -> Game:
     """Random play until ``stop(game)`` holds (or the game ends)."""
-    g = new_game(GameConfig(num_players=n), seed=seed)
+    g = new_game(GameConfig(num_players=n), seed=seed, backend="python")
     r = random.Random(seed)
     for _ in range(limit):
         if g.is_terminal or stop(g):

@@ -135,7 +135,7 @@ def test_info_mask_is_a_copy_the_env_does_not_depend_on() -> None:
 
 
 def commit_state(n: int, seed: int) -> Game:
-    g = new_game(GameConfig(num_players=n), seed=seed)
+    g = new_game(GameConfig(num_players=n), seed=seed, backend="python")
     r = random.Random(seed)
     while not (g.phase == Phase.COMMIT and sum(g.at) >= 8 and any(g.pool)):
         g.apply_action(r.choice(g.legal_actions()))
