@@ -37,7 +37,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ..analysis.observation import CLIP, observation_size
-from ..engine import NUM_ACTIONS, Game, GameConfig, new_game
+from ..engine import NUM_ACTIONS, Game, GameConfig, load_game, new_game
 from ..engine.backend import resolve_backend
 from ..engine.determinize import determinize as _determinize
 from ..errors import IllegalActionError, InvalidConfigError
@@ -402,7 +402,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         state = dict(state)
         game = state.pop("game")
         self.__dict__.update(state)
-        self.game = None if game is None else Game.from_dict(game)
+        self.game = None if game is None else load_game(game, backend=self.backend)
         self._encoder = BackendEncoder(self.oracle)
         self._state_encoder = BackendEncoder(oracle=True)
         self._mask = self._live_mask()

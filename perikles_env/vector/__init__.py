@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["VecState", "VectorEnv"]
+__all__ = ["MAX_NUM_ENVS", "MAX_THREADS", "VecState", "VectorEnv"]
 
 
 def __getattr__(name: str) -> Any:

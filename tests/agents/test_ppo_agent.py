@@ -239,7 +239,7 @@ def test_evaluator_reloads_a_rewritten_checkpoint(tiny_model: Path, tmp_path: Pa
     import os
     import shutil
 
-    from perikles_env.training.evaluation.runner import agent_for, forget_agent
+    from perikles_env.evaluation.runner import agent_for, forget_agent
 
     path = tmp_path / "model.zip"
     shutil.copy(tiny_model, path)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from perikles_env.training.evaluate import evaluate
+from perikles_env.evaluation import evaluate
 
 
 @pytest.mark.slow

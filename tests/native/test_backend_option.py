@@ -43,7 +43,7 @@ def test_aec_env_is_identical_on_both_engines(players: int) -> None:
 
 @needs_native
 def test_evaluator_plays_the_same_games_on_both_engines() -> None:
-    from perikles_env.training.evaluate import evaluate
+    from perikles_env.evaluation import evaluate
 
     records = {}
     for backend in ("python", "native"):
@@ -57,7 +57,7 @@ def test_evaluator_plays_the_same_games_on_both_engines() -> None:
 @pytest.mark.parametrize("bad", ["gpu", "", 3, "Native"])
 def test_bad_backend_is_a_typed_error_everywhere(bad) -> None:
     from perikles_env.engine import GameConfig
-    from perikles_env.training.evaluation.config import EvalConfig
+    from perikles_env.evaluation.config import EvalConfig
 
     with pytest.raises(InvalidConfigError, match="backend"):
         new_game(GameConfig(num_players=3), seed=0, backend=bad)

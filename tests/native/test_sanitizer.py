@@ -1,8 +1,8 @@
-"""The differential, bad-input, determinize, rule-query, encoder, vector-env and
-backend-option suites (and read-only agents on the live game) against an AddressSanitizer +
-UndefinedBehaviorSanitizer build of both C++ extensions (the engine core ``_native`` and
-``_native_vec``; slow: a separate build, ~3-6 min on 2 cores). Any memory error or undefined
-behaviour aborts the run (``-fno-sanitize-recover``)."""
+"""The differential, bad-input (the loader fuzz), seam, determinize, rule-query, encoder,
+vector-env and backend-option suites (and read-only agents on the live game) against an
+AddressSanitizer + UndefinedBehaviorSanitizer build of the C++ extension ``_native`` (slow:
+a separate build, ~3-6 min on 2 cores). Any memory error or undefined behaviour aborts the
+run (``-fno-sanitize-recover``)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,6 @@ def test_differential_suite_under_asan_and_ubsan(tmp_path: Path) -> None:
     subprocess.run(["cmake", "--build", str(build), "-j", "2"], check=True, capture_output=True,
                    timeout=900)
     (extension,) = build.glob("_native.*.so")
-    (vec_extension,) = build.glob("_native_vec.*.so")
     # libstdc++ preloaded too: Python itself does not link it, and ASan's C++-exception
     # interceptor must find it at start-up
     preload = [
@@ -46,12 +45,11 @@ def test_differential_suite_under_asan_and_ubsan(tmp_path: Path) -> None:
         ASAN_OPTIONS="detect_leaks=0:abort_on_error=1",
         UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1",
         PERIKLES_NATIVE_PATH=str(extension),
-        PERIKLES_NATIVE_VEC_PATH=str(vec_extension),
         PERIKLES_REQUIRE_NATIVE="1",
     )
     suites = [
         "tests/native/test_differential.py", "tests/native/test_bad_input.py",
-        "tests/native/test_scenarios.py", "tests/native/test_api.py",
+        "tests/native/test_scenarios.py", "tests/native/test_api.py", "tests/native/test_seam.py",
         "tests/native/test_native_determinize.py", "tests/native/test_native_queries.py",
         "tests/native/test_encoder.py", "tests/native/test_vector_env.py",
         "tests/native/test_backend_option.py", "tests/agents/test_game_for.py",

@@ -1,4 +1,4 @@
-"""The C++ encoder / vector env extension (``perikles_env._native_vec``) or skip: like
+"""The C++ encoder / vector env (``perikles_env.vector.native``) or skip: like
 ``helpers.require_native``, a missing build fails instead when ``PERIKLES_REQUIRE_NATIVE=1``."""
 
 from __future__ import annotations
@@ -19,5 +19,5 @@ def require_native_vec() -> Any:
     except ImportError as exc:
         if os.environ.get("PERIKLES_REQUIRE_NATIVE") == "1":
             raise
-        pytest.skip(f"perikles_env._native_vec not built: {exc}", allow_module_level=True)
+        pytest.skip(f"the C++ vector env is not built: {exc}", allow_module_level=True)
     return native

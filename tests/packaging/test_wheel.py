@@ -89,7 +89,7 @@ def test_wheel_contents(wheel: Path) -> None:
         assert f"perikles_env/configs/{config}.yaml" in names
     assert "perikles_env/training/train.py" in names
     assert "perikles_env/py.typed" in names  # PEP 561: type checkers read the inline hints
-    assert "perikles_env/training/evaluation/runner.py" in names
+    assert "perikles_env/evaluation/runner.py" in names
     assert not [n for n in names if n.endswith(".whl")]
 
 

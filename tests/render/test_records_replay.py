@@ -93,7 +93,7 @@ def test_evaluator_game_rows_are_records(tmp_path) -> None:
     try:
         from perikles_env.evaluation.runner import Job, play_job
     except ImportError:  # its former home
-        from perikles_env.training.evaluation.runner import Job, play_job  # type: ignore
+        from perikles_env.evaluation.runner import Job, play_job  # type: ignore
 
     row = play_job(Job(0, ("random", "heuristic", "random"), 0, 77, 1)).to_dict()
     path = tmp_path / "games.jsonl"
