@@ -1,6 +1,6 @@
-"""Microseconds per rule query (engine/queries.py and Game's query methods): the Python
-engine against the C++ core (``queries.py`` dispatches a NativeGame's queries to C++), in
-one run on the same states, and the queries left in Python on both.
+"""Microseconds per rule query (``Game``'s query methods: the Python reference in
+engine/queries.py, answered in C++ on a NativeGame), the Python engine against the C++
+core, in one run on the same states.
 
 States: every 3rd decision of seeded uniform random games at 4 players (every field
 already read once, so the Python side pays no copy out of C++: its best case). Prints
@@ -22,26 +22,24 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from perikles_env.engine import Game, GameConfig, new_game  # noqa: E402
-from perikles_env.engine import queries as Q  # noqa: E402
 from perikles_env.engine.rng import Rng  # noqa: E402
 
 QUERIES: dict[str, Callable[[Any], Any]] = {
-    "placement_targets (all slots)": lambda g: Q.placement_targets(g, 1, 2),
-    "placement_status": lambda g: Q.placement_status(g, 1, 2, 3, 1),
-    "class_placement_status": lambda g: Q.class_placement_status(g, 1, 17, 3, 1),
-    "military_knowledge": lambda g: Q.military_knowledge(g, 1),
-    "proposals": lambda g: Q.proposals(g.cubes, g.cand, 1, g.n),
-    "assassination_targets": lambda g: Q.assassination_targets(g.cubes, g.cand, g.n, 1),
-    "plague_losses": lambda g: Q.plague_losses(g.cubes, g.cand, 2, g.n),
-    "statue_vp": lambda g: Q.statue_vp(g.statues, g.defeats, 1),
-    "location_vp": lambda g: Q.location_vp(g.loc_claim, 1),
-    "Game.location_vp": lambda g: g.location_vp(1),
-    "Game.statue_count": lambda g: g.statue_count(1),
-    "Game.round_strengths": lambda g: g.round_strengths(2, 0),
-    "Game.predicted_rounds": lambda g: g.predicted_rounds(2),
-    "Game.ranking_keys": lambda g: g.ranking_keys(),
-    "cube_vp (Python on both)": lambda g: Q.cube_vp(g.cubes, g.cand, 1),
-    "election_outcome (Python on both)": lambda g: Q.election_outcome(g.cubes, g.cand, 2),
+    "placement_targets (all slots)": lambda g: g.placement_targets(1, 2),
+    "placement_status": lambda g: g.placement_status(1, 2, 3, 1),
+    "class_placement_status": lambda g: g.class_placement_status(1, 17, 3, 1),
+    "military_knowledge": lambda g: g.military_knowledge(1),
+    "proposals": lambda g: g.proposals(1),
+    "assassination_targets": lambda g: g.assassination_targets(1),
+    "plague_losses": lambda g: g.plague_losses(2),
+    "election_outcome": lambda g: g.election_outcome(2),
+    "statue_vp": lambda g: g.statue_vp(1),
+    "location_vp": lambda g: g.location_vp(1),
+    "cube_vp": lambda g: g.cube_vp(1),
+    "statue_count": lambda g: g.statue_count(1),
+    "round_strengths": lambda g: g.round_strengths(2, 0),
+    "predicted_rounds": lambda g: g.predicted_rounds(2),
+    "ranking_keys": lambda g: g.ranking_keys(),
 }
 
 

@@ -1,14 +1,14 @@
-// perikles_env._native: the one nanobind module over the C++ core (game.hpp, encoder.hpp,
-// vector_env.hpp). perikles_env/engine/native.py wraps `Engine` into a read-only
-// NativeGame; perikles_env/vector wraps `VectorEnv` and `encode`. Python owns validation
-// and errors: every state that reaches `Engine.load` has passed the Python validator, and
-// the loader still range-checks every value (generated table) and runs Game::load_error,
-// so no call here can read out of bounds. An exception inside an action leaves the engine
-// refusing every further call.
+// perikles_env._native: the one nanobind module over the C++ core. engine/native.py wraps
+// `Engine` into a read-only NativeGame, perikles_env/vector wraps `VectorEnv` and `encode`.
+// Every state reaching `Engine.load` passed the Python validator; the loader still checks
+// each value's range and Game::load_error, so no call reads out of bounds. An exception
+// inside an action leaves the engine refusing every further call.
 #include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include <nanobind/nanobind.h>
@@ -25,7 +25,6 @@ namespace nb = nanobind;
 using pk::Game;
 
 namespace {
-
 template <typename T, int D = 1>
 using Array = nb::ndarray<T, nb::ndim<D>, nb::c_contig, nb::device::cpu>;
 
@@ -34,21 +33,19 @@ void need(bool ok, const char* what) {
 }
 
 // ---- the state's fields, in the order of the generated table (schema.FIELDS, then rng) ----
-enum Kind { INT, PHASE, BOOL, ARRAY, SVEC, VECTOR, U64 };
 struct Field {
   const char* name;
-  Kind kind;
-  int size;
-  long long lo, hi;
+  int size;  // length, or capacity of a variable list
+  long long lo, hi;  // every value's range
 };
-#define PK_ROW(name, member, kind, size, lo, hi) {#name, kind, size, lo, (long long)(hi)},
+#define PK_ROW(name, member, kind, size, lo, hi) {#name, size, lo, (long long)(hi)},
 const Field FIELDS[] = {PK_STATE_FIELDS(PK_ROW)};
 #undef PK_ROW
 constexpr int NUM_FIELDS = sizeof(FIELDS) / sizeof(FIELDS[0]);
 
 nb::list int_list(const int32_t* v, size_t count) {  // C API: `at` holds 1,568 ints
   PyObject* list = PyList_New(static_cast<Py_ssize_t>(count));
-  if (!list) throw nb::python_error();
+  if (!list) throw nb::python_error();  // (PyLong_FromLong of a small int cannot fail)
   for (size_t i = 0; i < count; ++i) PyList_SET_ITEM(list, i, PyLong_FromLong(v[i]));
   return nb::steal<nb::list>(list);
 }
@@ -61,18 +58,6 @@ long long checked(nb::handle value, const Field& f) {
   return v;
 }
 
-// One field of `g` to Python, or `value` into it (range-checked first: a refusal changes
-// nothing). The X-macro gives each field's member; the overloads below its kind.
-nb::object read(int& v, const Field&) { return nb::int_(v); }
-nb::object read(bool& v, const Field&) { return nb::bool_(v); }
-nb::object read(pk::Phase& v, const Field&) { return nb::int_(static_cast<int>(v)); }
-nb::object read(uint64_t& v, const Field&) { return nb::int_(v); }
-nb::object read(std::vector<int>& v, const Field&) { return int_list(v.data(), v.size()); }
-template <size_t N>
-nb::object read(int (&v)[N], const Field&) { return int_list(v, N); }
-template <int N>
-nb::object read(pk::SVec<N>& v, const Field&) { return int_list(v.v, v.n); }
-
 std::vector<int> checked_list(nb::handle value, const Field& f, size_t min, size_t max) {
   need(nb::isinstance<nb::list>(value), f.name);
   nb::list items = nb::borrow<nb::list>(value);
@@ -82,42 +67,36 @@ std::vector<int> checked_list(nb::handle value, const Field& f, size_t min, size
   for (nb::handle item : items) out.push_back(static_cast<int>(checked(item, f)));
   return out;
 }
-void write(int& v, nb::handle x, const Field& f) { v = static_cast<int>(checked(x, f)); }
-void write(pk::Phase& v, nb::handle x, const Field& f) { v = static_cast<pk::Phase>(checked(x, f)); }
-void write(bool& v, nb::handle x, const Field& f) {
-  need(nb::isinstance<nb::bool_>(x), f.name);
-  v = nb::cast<bool>(x);
+
+// One field of `g` to Python, or `x` into it (range-checked first: a refusal changes
+// nothing). The X-macro gives each field's member, its C++ type the conversion.
+template <typename T>
+nb::object read(T& v) {
+  if constexpr (std::is_same_v<T, bool>) return nb::bool_(v);
+  else if constexpr (std::is_same_v<T, pk::Phase>) return nb::int_(static_cast<int>(v));
+  else if constexpr (std::is_arithmetic_v<T>) return nb::int_(v);
+  else if constexpr (std::is_array_v<T>) return int_list(v, std::extent_v<T>);
+  else return int_list(v.data(), static_cast<size_t>(v.size()));  // vector, SVec
 }
-void write(uint64_t& v, nb::handle x, const Field& f) {
-  need(nb::isinstance<nb::int_>(x) && !nb::isinstance<nb::bool_>(x) && nb::try_cast(x, v), f.name);
-}
-void write(std::vector<int>& v, nb::handle x, const Field& f) { v = checked_list(x, f, 0, f.size); }
-template <size_t N>
-void write(int (&v)[N], nb::handle x, const Field& f) {
-  auto items = checked_list(x, f, N, N);
-  std::copy(items.begin(), items.end(), v);
-}
-template <int N>
-void write(pk::SVec<N>& v, nb::handle x, const Field& f) {
-  auto items = checked_list(x, f, 0, N);
-  std::copy(items.begin(), items.end(), v.v);
-  v.n = static_cast<int32_t>(items.size());
+template <typename T>
+void write(T& v, nb::handle x, const Field& f) {
+  bool is_int = nb::isinstance<nb::int_>(x) && !nb::isinstance<nb::bool_>(x);
+  if constexpr (std::is_same_v<T, bool>) need(nb::try_cast(x, v, false), f.name);
+  else if constexpr (std::is_same_v<T, uint64_t>) need(is_int && nb::try_cast(x, v), f.name);
+  else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, pk::Phase>) v = static_cast<T>(checked(x, f));
+  else if constexpr (std::is_array_v<T>) std::ranges::copy(checked_list(x, f, std::extent_v<T>, std::extent_v<T>), v);
+  else if constexpr (std::is_same_v<T, std::vector<int>>) v = checked_list(x, f, 0, f.size);
+  else v.n = static_cast<int32_t>(std::ranges::copy(checked_list(x, f, 0, f.size), v.v).out - v.v);
 }
 
-nb::object get_field(Game& g, int id) {
+// Field `id` of `g` to Python, or (with a `value`) `value` into it.
+nb::object field(Game& g, int id, nb::handle value = nb::handle()) {
   int i = 0;
-#define PK_GET(name, member, kind, size, lo, hi) \
-  if (id == i++) return read(g.member, FIELDS[id]);
-  PK_STATE_FIELDS(PK_GET)
-#undef PK_GET
+#define PK_FIELD(name, member, kind, size, lo, hi) \
+  if (id == i++) return value ? (write(g.member, value, FIELDS[id]), nb::none()) : read(g.member);
+  PK_STATE_FIELDS(PK_FIELD)
+#undef PK_FIELD
   throw nb::index_error("no such field");
-}
-void set_field(Game& g, int id, nb::handle value) {
-  int i = 0;
-#define PK_SET(name, member, kind, size, lo, hi) \
-  if (id == i++) return write(g.member, value, FIELDS[id]);
-  PK_STATE_FIELDS(PK_SET)
-#undef PK_SET
 }
 
 // ---- one game ----
@@ -136,10 +115,7 @@ struct Engine {
     legal_valid = true;
     return legal;
   }
-  bool is_legal(int a) {
-    const auto& l = legal_now();
-    return std::binary_search(l.begin(), l.end(), a);
-  }
+  bool is_legal(int a) { return std::ranges::binary_search(legal_now(), a); }
   void apply(int a) {
     need(is_legal(a), "illegal action");
     legal_valid = false;
@@ -157,10 +133,7 @@ struct Engine {
     std::fill(out.data(), out.data() + pk::NUM_ACTIONS, T(0));
     for (int a : legal_now()) out.data()[a] = 1;
   }
-  int seat(int p) {
-    need(p >= 0 && p < game().n, "no such seat");
-    return p;
-  }
+  int seat(int p) { return need(p >= 0 && p < game().n, "no such seat"), p; }
 };
 
 nb::list raw_events(Engine& e, size_t start) {  // (kind, args...) per event since `start`
@@ -179,7 +152,7 @@ nb::list raw_events(Engine& e, size_t start) {  // (kind, args...) per event sin
 Engine* load(nb::list values) {
   need(values.size() == NUM_FIELDS, "load: one value per field");
   auto e = std::make_unique<Engine>();
-  for (int id = 0; id < NUM_FIELDS; ++id) set_field(e->g, id, values[id]);
+  for (int id = 0; id < NUM_FIELDS; ++id) field(e->g, id, values[id]);
   if (const char* why = e->g.load_error()) throw nb::value_error(why);
   return e.release();
 }
@@ -216,10 +189,7 @@ nb::list decoded(Engine& e, int p, bool assassin) {  // PROPOSE / ASSASSINATE id
   }
   return out;
 }
-int city(int c) {
-  need(c >= 0 && c < pk::NUM_CITIES, "city out of range");
-  return c;
-}
+int city(int c) { return need(c >= 0 && c < pk::NUM_CITIES, "city out of range"), c; }
 void check_slot(int slot, int unit) { need(slot >= 0 && slot < pk::SLOTS && (unit == 0 || unit == 1), "slot or unit type"); }
 
 // ---- the vector env: one thread at a time (a second gets RuntimeError, never waits) ----
@@ -227,6 +197,10 @@ struct PyVectorEnv {
   pk::VectorEnv env;
   std::mutex busy;
   bool started = false;
+  pk::VecBuffers out{};
+  std::tuple<Array<int32_t>, Array<float, 2>, Array<int8_t, 2>, Array<float, 2>, Array<bool>,
+             Array<bool>, Array<int32_t, 2>, Array<int32_t, 2>, Array<int32_t>, Array<int32_t>>
+      held;  // the arrays behind `out`, kept alive
 
   PyVectorEnv(int num_envs, std::vector<int> counts, bool oracle, bool opponents, int seat,
               int threads, int64_t max_decisions)
@@ -240,31 +214,34 @@ struct PyVectorEnv {
       throw nb::value_error(e.what());
     }
   }
-  std::unique_lock<std::mutex> exclusive(bool needs_reset = true) {
+  // The env, locked for this call; `rows`: the length of the call's per-game array.
+  std::unique_lock<std::mutex> exclusive(bool needs_reset = true, size_t rows = 0) {
+    need(rows == 0 || rows == static_cast<size_t>(env.num_envs()), "one entry per game expected");
     std::unique_lock<std::mutex> lock(busy, std::try_to_lock);
     if (!lock.owns_lock()) throw std::runtime_error("VectorEnv in use by another thread");
+    need(out.current != nullptr, "attach the buffers first");
     need(started || !needs_reset, "call reset() first");
     return lock;
   }
-  int index(int i) {
-    need(i >= 0 && i < env.num_envs(), "no such game");
-    return i;
+  int index(int i) { return need(i >= 0 && i < env.num_envs(), "no such game"), i; }
+  // The caller's output arrays, handed over once (checked here, written by every call).
+  void attach(Array<int32_t> cur, Array<float, 2> obs, Array<int8_t, 2> mask, Array<float, 2> rew,
+              Array<bool> term, Array<bool> trunc, Array<int32_t, 2> sc, Array<int32_t, 2> fin,
+              Array<int32_t> pl, Array<int32_t> dec) {
+    size_t n = static_cast<size_t>(env.num_envs()), seats = pk::MAXP;
+    need(cur.shape(0) == n && term.shape(0) == n && trunc.shape(0) == n && pl.shape(0) == n &&
+             dec.shape(0) == n, "a per-game buffer has the wrong shape");
+    need(obs.shape(0) == n && obs.shape(1) == static_cast<size_t>(env.obs_size()), "obs: wrong shape");
+    need(mask.shape(0) == n && mask.shape(1) == pk::NUM_ACTIONS, "mask: wrong shape");
+    need(rew.shape(0) == n && rew.shape(1) == seats && sc.shape(0) == n && sc.shape(1) == seats &&
+             fin.shape(0) == n && fin.shape(1) == seats, "a per-seat buffer has the wrong shape");
+    std::unique_lock<std::mutex> lock(busy, std::try_to_lock);
+    if (!lock.owns_lock()) throw std::runtime_error("VectorEnv in use by another thread");
+    held = {cur, obs, mask, rew, term, trunc, sc, fin, pl, dec};
+    out = {cur.data(), obs.data(), mask.data(), rew.data(), term.data(), trunc.data(),
+           sc.data(), fin.data(), pl.data(), dec.data()};
   }
 };
-
-pk::VecBuffers buffers(PyVectorEnv& v, Array<int32_t> cur, Array<float, 2> obs, Array<int8_t, 2> mask,
-                       Array<float, 2> rew, Array<bool> term, Array<bool> trunc, Array<int32_t, 2> sc,
-                       Array<int32_t, 2> fin, Array<int32_t> pl, Array<int32_t> dec) {
-  size_t n = static_cast<size_t>(v.env.num_envs()), seats = pk::MAXP;
-  need(cur.shape(0) == n && term.shape(0) == n && trunc.shape(0) == n && pl.shape(0) == n &&
-           dec.shape(0) == n, "a per-game buffer has the wrong shape");
-  need(obs.shape(0) == n && obs.shape(1) == static_cast<size_t>(v.env.obs_size()), "obs: wrong shape");
-  need(mask.shape(0) == n && mask.shape(1) == pk::NUM_ACTIONS, "mask: wrong shape");
-  need(rew.shape(0) == n && rew.shape(1) == seats && sc.shape(0) == n && sc.shape(1) == seats &&
-           fin.shape(0) == n && fin.shape(1) == seats, "a per-seat buffer has the wrong shape");
-  return {cur.data(), obs.data(), mask.data(), rew.data(), term.data(), trunc.data(),
-          sc.data(), fin.data(), pl.data(), dec.data()};
-}
 
 }  // namespace
 
@@ -287,7 +264,7 @@ NB_MODULE(_native, m) {
     }
     return decisions;
   });
-  m.def("layout", [] {
+  m.def("layout", [] {  // the observation's blocks (name, size)
     std::vector<std::pair<std::string, int>> out;
     for (const auto& b : pk::enc::LAYOUT) out.emplace_back(b.name, b.size);
     return out;
@@ -306,9 +283,8 @@ NB_MODULE(_native, m) {
 
   nb::class_<Engine>(m, "Engine")
       .def_static("new", [](int n, bool record, uint64_t seed) {
-        need(n >= pk::MINP && n <= pk::MAXP, "num_players");
         auto e = std::make_unique<Engine>();
-        e->g.init_new(n, record, seed);
+        e->g.init_new((need(n >= pk::MINP && n <= pk::MAXP, "num_players"), n), record, seed);
         return e.release();
       }, nb::rv_policy::take_ownership)
       .def_static("load", &load, nb::rv_policy::take_ownership)
@@ -319,7 +295,7 @@ NB_MODULE(_native, m) {
       .def("legal_mask", &Engine::legal_mask<bool>, nb::arg("out").noconvert())
       .def("legal_mask", &Engine::legal_mask<uint8_t>, nb::arg("out").noconvert())
       .def("legal_mask", &Engine::legal_mask<int8_t>, nb::arg("out").noconvert())
-      .def("get", [](Engine& e, int id) { return get_field(e.game(), id); })
+      .def("get", [](Engine& e, int id) { return field(e.game(), id); })
       .def("events", &raw_events)
       .def("num_events", [](Engine& e) { return e.game().ev_count; })
       .def("scores", [](Engine& e) { int s[pk::MAXP]; e.game().scores(s); return int_list(s, e.g.n); })
@@ -328,9 +304,10 @@ NB_MODULE(_native, m) {
         e.legal_valid = false;
         return e.game().random_playout(seed, max, e.legal);
       })
-      .def("determinize", [](Engine& e, int player, uint64_t seed) {
+      .def("determinize", [](Engine& e, int player, uint64_t seed, bool record) {
         auto copy = std::make_unique<Engine>(e);
         copy->g.determinize(e.seat(player), seed);
+        copy->g.record = record;
         copy->legal_valid = false;
         return copy.release();
       }, nb::rv_policy::take_ownership)
@@ -350,17 +327,15 @@ NB_MODULE(_native, m) {
       .def("assassination_targets", [](Engine& e, int first) { return decoded(e, first, true); })
       .def("plague_losses", [](Engine& e, int c) {
         int losses[pk::MAXP];
-        e.game().plague_losses(city(c), losses);
-        return int_list(losses, e.g.n);
+        return e.game().plague_losses(city(c), losses), int_list(losses, e.g.n);
       })
       .def("election_outcome", [](Engine& e, int c) {
         int loss, leader = e.game().election_outcome(city(c), &loss);
         return nb::make_tuple(leader, loss);
       })
       .def("round_strengths", [](Engine& e, int slot, int unit) {
-        check_slot(slot, unit);
         int attack, defence;
-        e.game().round_strengths(slot, unit, &attack, &defence);
+        e.game().round_strengths((check_slot(slot, unit), slot), unit, &attack, &defence);
         return nb::make_tuple(attack, defence);
       })
       .def("predicted_rounds", [](Engine& e, int slot) {
@@ -378,12 +353,8 @@ NB_MODULE(_native, m) {
       .def("clone_repeatedly", [](Engine& e, int count) {  // benchmarks/native_speed.py
         const Game& source = e.game();
         nb::gil_scoped_release release;
-        Game copy;
         int64_t check = 0;
-        for (int i = 0; i < count; ++i) {
-          copy = source;
-          check += static_cast<int64_t>(copy.decisions);
-        }
+        for (Game copy; count-- > 0; check += static_cast<int64_t>(copy.decisions)) copy = source;
         return check;
       })
       .def_prop_ro("phase", [](Engine& e) { return static_cast<int>(e.game().phase); })
@@ -393,37 +364,27 @@ NB_MODULE(_native, m) {
   nb::class_<PyVectorEnv>(m, "VectorEnv")
       .def(nb::init<int, std::vector<int>, bool, bool, int, int, int64_t>())
       // noconvert: a converted temporary copy would silently swallow what C++ writes
-      .def("reset", [](PyVectorEnv& v, Array<uint64_t> seeds, Array<int32_t> cur, Array<float, 2> obs,
-                       Array<int8_t, 2> mask, Array<float, 2> rew, Array<bool> term, Array<bool> trunc,
-                       Array<int32_t, 2> sc, Array<int32_t, 2> fin, Array<int32_t> pl, Array<int32_t> dec) {
-        auto lock = v.exclusive(false);
-        need(seeds.shape(0) == static_cast<size_t>(v.env.num_envs()), "seeds: wrong shape");
-        auto out = buffers(v, cur, obs, mask, rew, term, trunc, sc, fin, pl, dec);
+      .def("attach", &PyVectorEnv::attach, nb::arg("current").noconvert(), nb::arg("obs").noconvert(),
+           nb::arg("mask").noconvert(), nb::arg("rewards").noconvert(), nb::arg("terminated").noconvert(),
+           nb::arg("truncated").noconvert(), nb::arg("scores").noconvert(),
+           nb::arg("final_scores").noconvert(), nb::arg("players").noconvert(),
+           nb::arg("decisions").noconvert())
+      .def("reset", [](PyVectorEnv& v, Array<uint64_t> seeds) {
+        auto lock = v.exclusive(false, seeds.shape(0));
         nb::gil_scoped_release release;
-        v.env.reset(seeds.data(), out);
+        v.env.reset(seeds.data(), v.out);
         v.started = true;
-      }, nb::arg("seeds").noconvert(), nb::arg("current").noconvert(), nb::arg("obs").noconvert(),
-         nb::arg("mask").noconvert(), nb::arg("rewards").noconvert(), nb::arg("terminated").noconvert(),
-         nb::arg("truncated").noconvert(), nb::arg("scores").noconvert(), nb::arg("final_scores").noconvert(),
-         nb::arg("players").noconvert(), nb::arg("decisions").noconvert())
+      }, nb::arg("seeds").noconvert())
       // -1 after stepping every game, or the first game whose action is illegal (none changed)
-      .def("step", [](PyVectorEnv& v, Array<int32_t> actions, Array<int32_t> cur, Array<float, 2> obs,
-                      Array<int8_t, 2> mask, Array<float, 2> rew, Array<bool> term, Array<bool> trunc,
-                      Array<int32_t, 2> sc, Array<int32_t, 2> fin, Array<int32_t> pl, Array<int32_t> dec) {
-        auto lock = v.exclusive();
-        need(actions.shape(0) == static_cast<size_t>(v.env.num_envs()), "actions: wrong shape");
-        auto out = buffers(v, cur, obs, mask, rew, term, trunc, sc, fin, pl, dec);
+      .def("step", [](PyVectorEnv& v, Array<int32_t> actions) {
+        auto lock = v.exclusive(true, actions.shape(0));
         nb::gil_scoped_release release;
         int bad = v.env.first_illegal(actions.data());
-        if (bad < 0) v.env.step(actions.data(), out);
+        if (bad < 0) v.env.step(actions.data(), v.out);
         return bad;
-      }, nb::arg("actions").noconvert(), nb::arg("current").noconvert(), nb::arg("obs").noconvert(),
-         nb::arg("mask").noconvert(), nb::arg("rewards").noconvert(), nb::arg("terminated").noconvert(),
-         nb::arg("truncated").noconvert(), nb::arg("scores").noconvert(), nb::arg("final_scores").noconvert(),
-         nb::arg("players").noconvert(), nb::arg("decisions").noconvert())
+      }, nb::arg("actions").noconvert())
       .def("random_actions", [](PyVectorEnv& v, Array<int32_t> out) {
-        auto lock = v.exclusive();
-        need(out.shape(0) == static_cast<size_t>(v.env.num_envs()), "out: wrong shape");
+        auto lock = v.exclusive(true, out.shape(0));
         v.env.random_actions(out.data());
       }, nb::arg("out").noconvert())
       .def("game", [](PyVectorEnv& v, int i, bool finished) {
@@ -435,9 +396,5 @@ NB_MODULE(_native, m) {
       .def_prop_ro("num_envs", [](PyVectorEnv& v) { return v.env.num_envs(); })
       .def_prop_ro("obs_size", [](PyVectorEnv& v) { return v.env.obs_size(); })
       .def("game_seed", [](PyVectorEnv& v, int i) { auto l = v.exclusive(); return v.env.game_seed(v.index(i)); })
-      .def("episodes", [](PyVectorEnv& v, int i) { auto l = v.exclusive(); return v.env.episodes(v.index(i)); })
-      .def("phase", [](PyVectorEnv& v, int i) {
-        auto l = v.exclusive();
-        return static_cast<int>(v.env.game(v.index(i)).phase);
-      });
+      .def("episodes", [](PyVectorEnv& v, int i) { auto l = v.exclusive(); return v.env.episodes(v.index(i)); });
 }

@@ -15,6 +15,7 @@ struct SVec {
   int32_t n = 0;
   int32_t v[N] = {};
   int size() const { return n; }
+  int32_t* data() { return v; }
   bool empty() const { return n == 0; }
   void clear() { n = 0; }
   void push(int x) {

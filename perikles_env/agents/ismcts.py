@@ -48,6 +48,7 @@ from .heuristic.agent import HeuristicAgent, score_actions
 if TYPE_CHECKING:
     from ..engine.game import Game
 
+# (game, player, rng, record_events=None) -> a sample of the same engine (engine.determinize)
 Determinizer = Callable[..., "Game"]
 _TO_THE_END = 1 << 62  # a random rollout's decision limit when horizon is -1
 
@@ -145,8 +146,8 @@ class ISMCTSAgent(Agent):
         for i in range(self.params.sims):
             if deadline is not None and i and time.perf_counter() >= deadline:
                 break
-            sample = determinize(game, player, np.random.default_rng(r.getrandbits(63)))
-            sample.record = False  # rollouts never read the event log
+            seed = np.random.default_rng(r.getrandbits(63))
+            sample = determinize(game, player, seed, record_events=False)  # no log read
             self._iterate(root, sample, r)
         best = max(root.cands, key=lambda a: (_visits(root, a), -root.cands.index(a)))
         return best

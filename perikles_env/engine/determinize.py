@@ -48,16 +48,18 @@ def seed_from(rng: Any) -> int:
     raise TypeError(f"cannot draw a seed from {type(rng).__name__}")
 
 
-def determinize(game: Game, player: int, rng: Any) -> Game:
+def determinize(game: Game, player: int, rng: Any, record_events: bool | None = None) -> Game:
     """A copy of ``game`` with everything hidden from ``player`` (a seat, 0..n-1)
-    resampled; a game of the same backend. ``rng``: see ``seed_from``."""
+    resampled; a game of the same backend. ``rng``: see ``seed_from``. ``record_events``:
+    whether the copy logs events (None: as ``game``; searches turn it off)."""
     player = operator.index(player)
     if not 0 <= player < game.n:
         raise ValueError(f"determinize: player {player} is not a seat of this {game.n}-player game")
     seed = seed_from(rng)
+    record = game.record if record_events is None else bool(record_events)
     native = getattr(game, "_determinized", None)  # a NativeGame: sampled in C++
     if native is not None:
-        return native(player, seed)  # type: ignore[no-any-return]
+        return native(player, seed, record)  # type: ignore[no-any-return]
     r = Rng(seed)
     g: Game = game.clone()
     _resample_specials(g, player, r)
@@ -69,6 +71,7 @@ def determinize(game: Game, player: int, rng: Any) -> Game:
     g.loc_deck.sort()
     r.shuffle(g.loc_deck)
     g.rng = Rng(r.next64())
+    g.record = record
     return g
 
 

@@ -1,21 +1,16 @@
-"""``NativeGame``: a game whose state lives in the C++ core (``perikles_env._native``,
-sources in ``native/``). Importing this module fails with ImportError when the extension is
-not built; ``engine.new_game`` / ``load_game`` choose the engine.
+"""``NativeGame``: a game whose state lives in the C++ core (``perikles_env._native``, from
+``native/``); ImportError when it is not built. ``engine.new_game`` chooses the engine.
 
-A ``NativeGame`` reads like a ``Game`` (every field, every query, the same answers: tests/native
-proves it) but is read-only. Its state changes only through ``apply_action``; fields read as
-immutable snapshots (``FrozenList``, copied out of C++ once per decision); assigning a field,
-changing a snapshot or calling the Python engine's rule code raises ``ReadOnlyStateError``,
-never a silent divergence between Python and C++. A scenario is built on a Python ``Game``
-(edit its fields, script dice in ``forced_dice``) and loaded with ``NativeGame.from_python``
-(or ``from_dict``): both run the Python engine's full validation first, so the core never
-holds a state the reference would refuse.
+It reads like a ``Game`` (every field and query, the same answers: tests/native proves it)
+but is read-only (``readonly.py``): its state changes only through ``apply_action``, fields
+are immutable snapshots copied out of C++ once per decision, and a write or the Python rule
+code raises ``ReadOnlyStateError``. A scenario is built on a Python ``Game`` (scripted dice
+in ``forced_dice``) and loaded with ``NativeGame.from_python`` or ``from_dict``, which run
+the Python engine's full validation first: the core never holds a state it would refuse.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import os
 from typing import Any
 
@@ -23,36 +18,19 @@ from ..errors import CoreFailureError, ReadOnlyStateError
 from . import actions as A
 from .combat import CombatRules
 from .events import decode
+from .extension import load_extension
 from .game import Game, checked_seed
 from .influence import InfluenceRules
 from .military import MilitaryRules
 from .phases import Phase
+from .readonly import HOW_TO_EDIT, FrozenList, frozen_rng, refuse_rule_code
 from .rng import Rng
 from .state import STATE_FIELDS, GameConfig, GameState, RulesBase
 
-__all__ = ["FrozenList", "NativeGame", "from_python", "load_extension", "new_native"]
-
-HOW_TO_EDIT = (
-    "a NativeGame's state changes only through apply_action; build the scenario on a Python "
-    "game (new_game(..., backend='python')) and load it with NativeGame.from_python(game)"
-)
+__all__ = ["FrozenList", "NativeGame", "extension", "from_python", "new_native", "wrap_engine"]
 
 
-def load_extension(name: str, env_var: str) -> Any:
-    """The extension ``perikles_env.<name>``, or the build that ``$<env_var>`` names (the
-    sanitizer tests load ASan builds this way)."""
-    path = os.environ.get(env_var)
-    if not path:
-        return importlib.import_module(f"perikles_env.{name}")
-    spec = importlib.util.spec_from_file_location(f"perikles_env.{name}", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"{env_var}={path!r} is not a loadable extension")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_native = load_extension("_native", "PERIKLES_NATIVE_PATH")
+_native = extension = load_extension("_native", "PERIKLES_NATIVE_PATH")
 _NAMES = tuple(_native.field_names())  # C++ field ids: schema order, then "rng"
 if set(_NAMES) != (set(STATE_FIELDS) - {"events"}) | {"rng"}:
     raise ImportError(
@@ -62,51 +40,7 @@ if set(_NAMES) != (set(STATE_FIELDS) - {"events"}) | {"rng"}:
     )
 
 
-class FrozenList(list[Any]):
-    """An immutable snapshot of a list field of a NativeGame (equal to the plain list).
-    Copies (``list(x)``, ``x[:]``, ``copy.copy``) are ordinary lists."""
-
-    __slots__ = ()
-
-    def __copy__(self) -> list[Any]:
-        return list(self)
-
-    def __deepcopy__(self, memo: Any) -> list[Any]:
-        return list(self)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (list, (list(self),))
-
-
-def _refuse(*args: Any, **kwargs: Any) -> Any:
-    raise ReadOnlyStateError(f"a field of a NativeGame is an immutable snapshot: {HOW_TO_EDIT}")
-
-
-for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend",
-              "insert", "pop", "remove", "clear", "sort", "reverse"):
-    setattr(FrozenList, _name, _refuse)
-
-
-class FrozenRng(Rng):
-    """The RNG state of a NativeGame: readable, never drawn from (a draw here could not
-    change the game's own generator in C++)."""
-
-    __slots__ = ("_state",)
-    _state: int
-
-    @property
-    def state(self) -> int:  # type: ignore[override]
-        return self._state
-
-    def next64(self) -> int:
-        _refuse()
-        return 0
-
-
-_PHASES = tuple(Phase)
-_GAME_OVER = int(Phase.GAME_OVER)
-_NUM_ACTIONS = A.NUM_ACTIONS
-_new = object.__new__
+_PHASES, _GAME_OVER, _NUM_ACTIONS = tuple(Phase), int(Phase.GAME_OVER), A.NUM_ACTIONS
 
 
 class NativeGame(Game):
@@ -123,7 +57,7 @@ class NativeGame(Game):
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
-        self.__setattr__(name, None)
+        self.__setattr__(name, None)  # the same refusal for state fields
 
     @property
     def phase(self) -> Phase:  # type: ignore[override]
@@ -148,13 +82,10 @@ class NativeGame(Game):
 
     @property
     def rng(self) -> Rng:  # type: ignore[override]
-        r = _new(FrozenRng)
-        r._state = self._c.get(_RNG_ID)
-        return r
+        return frozen_rng(self._c.get(_RNG_ID))
 
     @property
-    def core(self) -> Any:
-        """The C++ engine object (the observation encoder and vector env read it)."""
+    def core(self) -> Any:  # the C++ engine object (the encoder and vector env read it)
         return self._c
 
     # ---- the decision API ----
@@ -178,8 +109,8 @@ class NativeGame(Game):
             self.__dict__.clear()
 
     def legal_mask(self, out: Any) -> None:
-        """Write the legal actions as 0/1 into ``out``: a writable C-contiguous array of
-        ``NUM_ACTIONS`` bool, uint8 or int8 (e.g. numpy); nothing is allocated."""
+        """The legal actions as 0/1 into ``out``, a writable C-contiguous array of
+        ``NUM_ACTIONS`` bool, uint8 or int8; nothing is allocated."""
         self._c.legal_mask(out)
 
     def random_playout(self, seed: int, max_decisions: int = 1 << 62) -> int:
@@ -189,11 +120,10 @@ class NativeGame(Game):
         return int(self._c.random_playout(int(seed) & (1 << 64) - 1, max_decisions))
 
     def clone(self) -> NativeGame:
-        return _wrap(self._c.clone(), self._prefix)
+        return wrap_engine(self._c.clone(), self._prefix)
 
-    def _determinized(self, player: int, seed: int) -> NativeGame:
-        """``determinize.determinize`` on this engine: the sample is drawn in C++."""
-        return _wrap(self._c.determinize(player, seed & (1 << 64) - 1), self._prefix)
+    def _determinized(self, player: int, seed: int, record: bool) -> NativeGame:  # in C++
+        return wrap_engine(self._c.determinize(player, seed & (1 << 64) - 1, record), self._prefix)
 
     # ---- rule queries: Game checks the arguments, C++ answers ----
 
@@ -238,8 +168,7 @@ class NativeGame(Game):
         """A C++ copy of a Python game, validated first like ``from_dict``."""
         return _load(Game.from_dict(game.to_dict()))
 
-    def to_python(self) -> Game:
-        """An independent Python-engine copy of this state."""
+    def to_python(self) -> Game:  # an independent Python-engine copy
         return Game.from_dict(self.to_dict())  # type: ignore[no-any-return]
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -283,30 +212,15 @@ for _fid, _name in enumerate(_NAMES):
 _READ_ONLY = frozenset((*STATE_FIELDS, "rng"))
 
 
-def _rule_code_refused(name: str) -> Any:
-    def refused(self: NativeGame, *args: Any, **kwargs: Any) -> Any:
-        raise ReadOnlyStateError(
-            f"{name} is the Python engine's rule code and cannot run over a NativeGame's "
-            f"C++ state: {HOW_TO_EDIT}"
-        )
-
-    refused.__name__ = name
-    return refused
+refuse_rule_code(NativeGame, (RulesBase, InfluenceRules, MilitaryRules, CombatRules, Game),
+                 keep={*vars(NativeGame), "_seat_arg"})
 
 
-_QUERY_HELPERS = {*vars(NativeGame), "_seat_arg"}
-for _rules in (RulesBase, InfluenceRules, MilitaryRules, CombatRules, Game):
-    for _name, _value in vars(_rules).items():
-        private = _name.startswith("_") and not _name.startswith("__")
-        if private and callable(_value) and _name not in _QUERY_HELPERS:
-            setattr(NativeGame, _name, _rule_code_refused(_name))
-
-
-def _wrap(engine: Any, prefix: list[tuple[Any, ...]]) -> NativeGame:
-    """A NativeGame around a C++ engine object (hot: every clone)."""
-    g = _new(NativeGame)
+def wrap_engine(engine: Any, prefix: list[tuple[Any, ...]] | None = None) -> NativeGame:
+    """A NativeGame around a C++ engine object (hot: every clone; the vector env's copies)."""
+    g = object.__new__(NativeGame)
     object.__setattr__(g, "_c", engine)
-    object.__setattr__(g, "_prefix", prefix)
+    object.__setattr__(g, "_prefix", prefix or [])
     object.__setattr__(g, "_decoded", None)
     return g
 
@@ -315,7 +229,7 @@ def new_native(config: GameConfig, seed: int | None) -> NativeGame:
     """A new game on the C++ core; ``seed`` already checked (None: a fresh random one)."""
     if seed is None:
         seed = int.from_bytes(os.urandom(8), "little")
-    return _wrap(_native.Engine.new(config.num_players, config.record_events, seed), [])
+    return wrap_engine(_native.Engine.new(config.num_players, config.record_events, seed), [])
 
 
 def _load(game: Game) -> NativeGame:
@@ -325,13 +239,12 @@ def _load(game: Game) -> NativeGame:
         else getattr(game, name)
         for name in _NAMES
     ]
-    return _wrap(_native.Engine.load(values), list(game.event_log))
+    return wrap_engine(_native.Engine.load(values), list(game.event_log))
 
 
 from_python = NativeGame.from_python
 
 
 def random_games(num_players: int, games: int, seed0: int = 0, record_events: bool = True) -> int:
-    """Decisions made by ``games`` uniform random games (game ``i``: seed and policy seed
-    ``seed0 + i``), played entirely in C++ with the GIL released. For benchmarks."""
+    """Decisions of ``games`` uniform random games (seeds ``seed0 + i``), all in C++."""
     return int(_native.random_games(num_players, games, seed0, record_events))

@@ -48,7 +48,6 @@ import numpy as np
 
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS
 from ..engine import actions as A
-from ..engine.phases import Phase
 from ..errors import ConcurrentUseError, IllegalActionError, InvalidConfigError
 from .native import _native_vec, wrap_engine
 
@@ -140,6 +139,7 @@ class VectorEnv:
             np.zeros(n, dtype=np.int32),
             np.zeros(n, dtype=np.int32),
         )
+        self._c.attach(*self._state)  # handed over once: every call writes these arrays
         self._actions = np.zeros(n, dtype=np.int32)
         self._random = np.zeros(n, dtype=np.int32)
         self._started = False
@@ -186,7 +186,7 @@ class VectorEnv:
                     f"seed must be an int or {self.num_envs} ints in 0..2**64-1, got {seed!r}"
                 )
             seeds = np.array([int(s) for s in values], dtype=np.uint64)
-        self._exclusive(lambda: self._c.reset(seeds, *self._state))
+        self._exclusive(lambda: self._c.reset(seeds))
         self._started = True
         return self._state
 
@@ -204,7 +204,7 @@ class VectorEnv:
         if len(out_of_range):
             self._raise_illegal(int(out_of_range[0]), int(a[out_of_range[0]]))
         self._actions[:] = a
-        bad = self._exclusive(lambda: self._c.step(self._actions, *self._state))
+        bad = self._exclusive(lambda: self._c.step(self._actions))
         if bad >= 0:
             self._raise_illegal(bad, int(a[bad]))
         return self._state
@@ -217,7 +217,7 @@ class VectorEnv:
         text = A.action_to_str(action, player, players) if valid else repr(action)
         reason = "not legal now" if valid else f"action id out of range 0..{NUM_ACTIONS - 1}"
         raise IllegalActionError(
-            Phase(self._c.phase(i)).name, player, action, text, legal, f"game {i}: {reason}"
+            self.game(i).phase.name, player, action, text, legal, f"game {i}: {reason}"
         )
 
     def random_actions(self) -> np.ndarray:

@@ -10,18 +10,12 @@ different layout.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..analysis.observation import LAYOUT, OBS_SIZE, ORACLE_LAYOUT, ORACLE_SIZE
 from ..engine import native as engine_native
 from ..engine.actions import NUM_ACTIONS
 
-_native_vec = engine_native._native
-
-
-def wrap_engine(engine: Any) -> engine_native.NativeGame:
-    """A read-only NativeGame around a C++ engine object the vector env handed over."""
-    return engine_native._wrap(engine, [])
+_native_vec = engine_native.extension
+wrap_engine = engine_native.wrap_engine
 
 
 def _check_layout() -> None:

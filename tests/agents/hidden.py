@@ -24,7 +24,9 @@ def perturb_hidden(game: Game, player: int, seed: int) -> Game:
     """A copy with every component hidden from ``player`` re-drawn: deck orders, the RNG,
     other players' unused special tiles (exchanged with the never-dealt ones), and the
     strengths of face-down, pooled and requested (B.7.8) counters of cities he does not
-    control."""
+    control. A NativeGame is perturbed on a Python copy and loaded back (validated)."""
+    if type(game) is not Game:
+        return type(game).from_python(perturb_hidden(game.to_python(), player, seed))
     g = game.clone()
     r = random.Random(seed)
     r.shuffle(g.influence_deck)

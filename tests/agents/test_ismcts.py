@@ -44,8 +44,8 @@ class _Recorder:
     def __init__(self) -> None:
         self.samples: list = []
 
-    def __call__(self, game, player, rng):  # noqa: ANN001, ANN204
-        sample = determinize_module.determinize(game, player, rng)
+    def __call__(self, game, player, rng, record_events=None):  # noqa: ANN001, ANN204
+        sample = determinize_module.determinize(game, player, rng, record_events)
         self.samples.append(sample.to_dict())
         return sample
 

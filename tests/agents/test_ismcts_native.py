@@ -138,9 +138,9 @@ class _Samples:
     def __init__(self) -> None:
         self.count = 0
 
-    def __call__(self, game, player, rng):  # noqa: ANN001, ANN204
+    def __call__(self, game, player, rng, record_events=None):  # noqa: ANN001, ANN204
         self.count += 1
-        return determinize(game, player, rng)
+        return determinize(game, player, rng, record_events)
 
 
 def test_seconds_stops_the_search(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -41,7 +41,7 @@ def unvalidated_twin(game: Game) -> Any:
         else getattr(game, name)
         for name in native._NAMES
     ]
-    return native._wrap(native._native.Engine.load(values), list(game.event_log))
+    return native.wrap_engine(native.extension.Engine.load(values), list(game.event_log))
 
 
 STATE_KEYS = tuple(f for f in STATE_FIELDS if f != "events")

@@ -12,6 +12,7 @@ import copy
 import multiprocessing
 import pickle
 import threading
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -158,7 +159,8 @@ def _two_threads_step_one_env() -> None:
     done = threading.Event()
 
     def stepper() -> None:
-        for _ in range(40):
+        deadline = time.monotonic() + 30
+        while not refused and time.monotonic() < deadline:  # until the intruder collides
             try:
                 env.step(env.random_actions())
             except ConcurrentUseError as error:

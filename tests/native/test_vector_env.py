@@ -183,7 +183,11 @@ def test_bad_configuration_and_call_order() -> None:
             env.reset(seed)  # type: ignore[arg-type]
     env.reset([0, 2**64 - 1])  # every 64-bit seed is allowed in a list
     with pytest.raises(TypeError):  # the C++ side never converts (no silent copies)
-        env._c.step(np.zeros(2, dtype=np.int64), *env._state)
+        env._c.step(np.zeros(2, dtype=np.int64))
+    with pytest.raises(TypeError):  # nor attaches converted copies of the output arrays
+        env._c.attach(env._state.current.astype(np.int64), *env._state[1:])
+    with pytest.raises(ValueError, match="wrong shape"):
+        env._c.attach(env._state.current, *env._state[1:-1], np.zeros(3, dtype=np.int32))
 
 
 def test_decision_limit_player_counts_seats_and_game_handles() -> None:

@@ -1,0 +1,87 @@
+"""What makes a ``NativeGame`` read-only: immutable snapshots of its fields and RNG, and
+the refusal of the Python engine's rule code, each with one typed error that names the way
+to build a scenario (``ReadOnlyStateError``). Kept apart from ``native.py`` so that the
+refusals are declared in one place and need no C++ build to test."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import ReadOnlyStateError
+from .rng import Rng
+
+HOW_TO_EDIT = (
+    "a NativeGame's state changes only through apply_action; build the scenario on a Python "
+    "game (new_game(..., backend='python')) and load it with NativeGame.from_python(game)"
+)
+
+
+def refuse(*args: Any, **kwargs: Any) -> Any:
+    raise ReadOnlyStateError(f"a field of a NativeGame is an immutable snapshot: {HOW_TO_EDIT}")
+
+
+class FrozenList(list[Any]):
+    """An immutable snapshot of a list field (equal to the plain list). Copies
+    (``list(x)``, ``x[:]``, ``copy.copy``) are ordinary lists."""
+
+    __slots__ = ()
+
+    def __copy__(self) -> list[Any]:
+        return list(self)
+
+    def __deepcopy__(self, memo: Any) -> list[Any]:
+        return list(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (list, (list(self),))
+
+
+for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend",
+              "insert", "pop", "remove", "clear", "sort", "reverse"):
+    setattr(FrozenList, _name, refuse)
+
+
+class FrozenRng(Rng):
+    """The RNG state of a NativeGame: readable, never drawn from (a draw here could not
+    change the game's own generator in C++)."""
+
+    __slots__ = ("_state",)
+    _state: int
+
+    @property
+    def state(self) -> int:  # type: ignore[override]
+        return self._state
+
+    def next64(self) -> int:
+        refuse()
+        return 0
+
+
+def frozen_rng(state: int) -> FrozenRng:
+    r = object.__new__(FrozenRng)
+    r._state = state
+    return r
+
+
+def rule_code_refused(name: str) -> Callable[..., Any]:
+    """A stand-in for the Python rule method ``name`` that refuses to run."""
+
+    def refused(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise ReadOnlyStateError(
+            f"{name} is the Python engine's rule code and cannot run over a NativeGame's "
+            f"C++ state: {HOW_TO_EDIT}"
+        )
+
+    refused.__name__ = name
+    return refused
+
+
+def refuse_rule_code(cls: type, rules: tuple[type, ...], keep: set[str]) -> None:
+    """Give ``cls`` a refusing stand-in for every private method of ``rules`` (the rule
+    code) except the names in ``keep`` (argument checks and what ``cls`` defines)."""
+    for rule_class in rules:
+        for name, value in vars(rule_class).items():
+            private = name.startswith("_") and not name.startswith("__")
+            if private and callable(value) and name not in keep:
+                setattr(cls, name, rule_code_refused(name))
