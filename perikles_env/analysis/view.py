@@ -27,7 +27,6 @@ from ..engine import data as D
 from ..engine import schema
 from ..engine.information import controlled_cities
 from ..engine.phases import Phase
-from ..engine.queries import military_knowledge
 
 if TYPE_CHECKING:
     from ..engine.game import Game
@@ -150,7 +149,7 @@ class PlayerView:
     def _military(self, g: Game) -> None:
         """Counts per (box, city, type) for every counter; strengths only where known (F:
         the engine's ``military_knowledge``, answered in C++ on the core)."""
-        known = military_knowledge(g, self.me)
+        known = g.military_knowledge(self.me)
         self.my_pool = known.my_pool
         self.pool_count = known.pool_count
         self.unknown_mean = known.unknown_mean

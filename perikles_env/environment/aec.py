@@ -44,7 +44,7 @@ from ..errors import IllegalActionError, InvalidConfigError
 from ..render import board_rgb
 from ..render.raster import require_rasteriser
 from ..vector.encoder import BackendEncoder, legal_mask
-from .render import render_text
+from .render import render_text, turn_end_frames
 from .rewards import REWARD_MODES, final_rewards
 
 ILLEGAL_MODES = ("raise", "penalize")
@@ -152,6 +152,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             self._seed_rng = np.random.default_rng(seed)
         game_seed = int(self._seed_rng.integers(0, 2**63))
         self.game = new_game(self.config, seed=game_seed, backend=self.backend)
+        self.turn_end_frames: list[np.ndarray] = []  # rgb_array: boards at ends of turns
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -225,6 +226,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             if checked is None:
                 return  # penalized: the game is over
             action_id = checked
+        if self.render_mode == "rgb_array":  # the boards between decisions, for videos
+            self.turn_end_frames = turn_end_frames(game, action_id)
         game.apply_action(action_id)
         self._cumulative_rewards[agent] = 0.0  # rewards come only at the end
         if game.current < 0:
@@ -317,7 +320,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
     def render(self) -> str | np.ndarray | None:
         """The text board from the view of ``agent_selection`` (hidden information hidden):
         returned for ``"ansi"``, printed for ``"human"``; for ``"rgb_array"`` the board
-        picture with public information only (``H x W x 3`` uint8), for videos."""
+        picture with public information only (``H x W x 3`` uint8), for videos. A video of
+        one frame per decision misses how a turn ended (battles run inside a step): after
+        each step, ``turn_end_frames`` holds the boards at the ends of turns it passed."""
         if self.render_mode is None:
             return None
         if self.render_mode == "rgb_array":
