@@ -76,7 +76,7 @@ nb::object read(T& v) {
   else if constexpr (std::is_same_v<T, pk::Phase>) return nb::int_(static_cast<int>(v));
   else if constexpr (std::is_arithmetic_v<T>) return nb::int_(v);
   else if constexpr (std::is_array_v<T>) return int_list(v, std::extent_v<T>);
-  else return int_list(v.data(), static_cast<size_t>(v.size()));  // vector, SVec
+  else return int_list(v.data(), static_cast<size_t>(v.size()));  // SVec
 }
 template <typename T>
 void write(T& v, nb::handle x, const Field& f) {
@@ -85,7 +85,6 @@ void write(T& v, nb::handle x, const Field& f) {
   else if constexpr (std::is_same_v<T, uint64_t>) need(is_int && nb::try_cast(x, v), f.name);
   else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, pk::Phase>) v = static_cast<T>(checked(x, f));
   else if constexpr (std::is_array_v<T>) std::ranges::copy(checked_list(x, f, std::extent_v<T>, std::extent_v<T>), v);
-  else if constexpr (std::is_same_v<T, std::vector<int>>) v = checked_list(x, f, 0, f.size);
   else v.n = static_cast<int32_t>(std::ranges::copy(checked_list(x, f, 0, f.size), v.v).out - v.v);
 }
 
@@ -116,8 +115,8 @@ struct Engine {
     return legal;
   }
   bool is_legal(int a) { return std::ranges::binary_search(legal_now(), a); }
-  void apply(int a) {
-    need(is_legal(a), "illegal action");
+  bool apply(int a) {  // false: not legal now (nothing changed)
+    if (!is_legal(a)) return false;
     legal_valid = false;
     try {
       g.apply_action(a);
@@ -126,6 +125,7 @@ struct Engine {
                "); this game refuses every further call";
       throw std::runtime_error(broken);
     }
+    return true;
   }
   template <typename T>
   void legal_mask(Array<T> out) {

@@ -64,7 +64,7 @@ CONSTANTS = {
 # Field kinds -> (C++ kind tag, member declaration).
 CPP_KIND = {
     "int": "INT", "phase": "PHASE", "bool": "BOOL", "ints": "ARRAY", "list": "SVEC",
-    "dice": "VECTOR", "u64": "U64",
+    "dice": "SVEC", "u64": "U64",
 }
 
 
@@ -143,7 +143,6 @@ def fields() -> str:
                 "BOOL": f"  bool {f.member} = false;",
                 "ARRAY": f"  int {f.member}[{size}] = {{}};",
                 "SVEC": f"  SVec<{size}> {f.member};",
-                "VECTOR": f"  std::vector<int> {f.member};",
                 "U64": f"  uint64_t {f.member} = 0;",
             }[kind]
         )
@@ -152,6 +151,8 @@ def fields() -> str:
         "// Every field of the state (perikles_env/engine/schema.py FIELDS, with the RNG "
         "state as\n// `rng`); the rules are methods of `Game`, which derives from it.\n"
         "struct State {\n" + "\n".join(decls) + "\n};\n"
+        "// Plain data: a copy is one memcpy (clones and search copy it every simulation).\n"
+        "static_assert(std::is_trivially_copyable_v<State>);\n"
     )
     return "\n".join(lines) + "\n" + struct
 
@@ -163,7 +164,7 @@ def generate() -> str:
         "#pragma once",
         "",
         "#include <cstdint>",
-        "#include <vector>",
+        "#include <type_traits>",
         "",
         '#include "svec.hpp"',
         "",

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <type_traits>
 
 #include "svec.hpp"
 
@@ -179,7 +179,7 @@ inline constexpr Tables T = {
   X(phase, phase, PHASE, 0, 0, 15) \
   X(turn, turn, INT, 0, 1, 3) \
   X(current, current, INT, 0, -1, 4) \
-  X(forced_dice, forced_dice, VECTOR, 1000, 1, 6) \
+  X(forced_dice, forced_dice, SVEC, 128, 1, 6) \
   X(supply, supply, ARRAY, 5, 0, 30) \
   X(cubes, cubes, ARRAY, 30, 0, 30) \
   X(cand, cand, ARRAY, 12, -1, 4) \
@@ -247,7 +247,7 @@ struct State {
   Phase phase = Phase::SETUP_PLACE;
   int turn = 0;
   int current = 0;
-  std::vector<int> forced_dice;
+  SVec<128> forced_dice;
   int supply[5] = {};
   int cubes[30] = {};
   int cand[12] = {};
@@ -307,5 +307,7 @@ struct State {
   uint64_t decisions = 0;
   Rng rng;
 };
+// Plain data: a copy is one memcpy (clones and search copy it every simulation).
+static_assert(std::is_trivially_copyable_v<State>);
 
 }  // namespace pk

@@ -217,11 +217,7 @@ int Game::strength(int slot, int side, int unit_type) const {
 }
 
 int Game::d6() {
-  if (!forced_dice.empty()) {
-    int v = forced_dice.front();
-    forced_dice.erase(forced_dice.begin());
-    return v;
-  }
+  if (!forced_dice.empty()) return forced_dice.pop_front();
   return 1 + rng.randrange(6);
 }
 

@@ -29,7 +29,6 @@ from .state import STATE_FIELDS, GameConfig, GameState, RulesBase
 
 __all__ = ["FrozenList", "NativeGame", "extension", "from_python", "new_native", "wrap_engine"]
 
-
 _native = extension = load_extension("_native", "PERIKLES_NATIVE_PATH")
 _NAMES = tuple(_native.field_names())  # C++ field ids: schema order, then "rng"
 if set(_NAMES) != (set(STATE_FIELDS) - {"events"}) | {"rng"}:
@@ -97,25 +96,23 @@ class NativeGame(Game):
         return type(action) is int and 0 <= action < _NUM_ACTIONS and self._c.is_legal(action)
 
     def apply_action(self, action: int) -> None:
-        """Apply a legal action; an illegal one (or a non-int, e.g. ``True``) raises
-        IllegalActionError and changes nothing."""
-        if not self.is_legal(action):
+        """An illegal action (or a non-int, e.g. ``True``) raises and changes nothing."""
+        if type(action) is not int or not 0 <= action < _NUM_ACTIONS:
             raise self.illegal_action_error(action, "not legal now")
         try:
-            self._c.apply(action)
+            applied = self._c.apply(action)
         except RuntimeError as exc:
             raise CoreFailureError(str(exc)) from None
-        finally:
-            self.__dict__.clear()
+        if not applied:
+            raise self.illegal_action_error(action, "not legal now")
+        self.__dict__.clear()
 
     def legal_mask(self, out: Any) -> None:
-        """The legal actions as 0/1 into ``out``, a writable C-contiguous array of
-        ``NUM_ACTIONS`` bool, uint8 or int8; nothing is allocated."""
+        """0/1 per action into ``out`` (C-contiguous bool, uint8 or int8), no allocation."""
         self._c.legal_mask(out)
 
     def random_playout(self, seed: int, max_decisions: int = 1 << 62) -> int:
-        """Play uniformly random legal actions (policy ``Rng(seed)``) to the end or for
-        ``max_decisions`` decisions, in C++; returns the decisions made (search rollouts)."""
+        """Uniform random play (policy ``Rng(seed)``) in C++; returns the decisions made."""
         self.__dict__.clear()
         return int(self._c.random_playout(int(seed) & (1 << 64) - 1, max_decisions))
 
@@ -216,12 +213,15 @@ refuse_rule_code(NativeGame, (RulesBase, InfluenceRules, MilitaryRules, CombatRu
                  keep={*vars(NativeGame), "_seat_arg"})
 
 
+_set_c, _set_prefix, _set_decoded = (vars(NativeGame)[k].__set__ for k in NativeGame.__slots__[:3])
+
+
 def wrap_engine(engine: Any, prefix: list[tuple[Any, ...]] | None = None) -> NativeGame:
     """A NativeGame around a C++ engine object (hot: every clone; the vector env's copies)."""
     g = object.__new__(NativeGame)
-    object.__setattr__(g, "_c", engine)
-    object.__setattr__(g, "_prefix", prefix or [])
-    object.__setattr__(g, "_decoded", None)
+    _set_c(g, engine)  # the slots' own setters: no trip through __setattr__
+    _set_prefix(g, prefix or [])
+    _set_decoded(g, None)
     return g
 
 

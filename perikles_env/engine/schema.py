@@ -38,7 +38,7 @@ _PER_PLAYER = D.NUM_CITIES * D.MAX_PLAYERS
 _MAX_TILES = max(D.TILES_PER_PLAYER.values())
 _MAX_ROUNDS = max(len(t.rounds) for t in D.LOCATION_TILES)
 U64_MAX = (1 << 64) - 1
-MAX_FORCED_DICE = 1000  # scripted d6 faces a scenario may queue (a game rolls far fewer)
+MAX_FORCED_DICE = 128  # scripted d6 faces a scenario may queue (a fixed-size list in C++)
 
 
 def _const(value: Limit) -> Bound:

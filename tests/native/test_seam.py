@@ -104,10 +104,10 @@ def test_an_empty_location_deck_is_refused_and_a_failed_action_poisons_the_game(
 
 def test_scripted_dice_are_bounded() -> None:
     """A million scripted dice made one action take 30 s (the list is consumed from the
-    front): the declaration caps them."""
+    front): the declaration caps them (a fixed-size list in C++)."""
     python = new_game(GameConfig(num_players=3), seed=1, backend="python")
     python.forced_dice = [3] * (schema.MAX_FORCED_DICE + 1)
-    with pytest.raises(InvalidStateError, match="forced_dice: at most 1000 items"):
+    with pytest.raises(InvalidStateError, match=f"forced_dice: at most {schema.MAX_FORCED_DICE} items"):
         native.NativeGame.from_python(python)
     python.forced_dice = [3] * schema.MAX_FORCED_DICE
     assert native.NativeGame.from_python(python).forced_dice == python.forced_dice
