@@ -18,8 +18,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from perikles_env.engine import GameConfig, Phase, new_game
-from perikles_env.engine import schema
+from perikles_env.engine import GameConfig, Phase, new_game, schema
 from perikles_env.engine.rng import Rng
 from perikles_env.errors import (
     ConcurrentUseError,
@@ -107,7 +106,8 @@ def test_scripted_dice_are_bounded() -> None:
     front): the declaration caps them (a fixed-size list in C++)."""
     python = new_game(GameConfig(num_players=3), seed=1, backend="python")
     python.forced_dice = [3] * (schema.MAX_FORCED_DICE + 1)
-    with pytest.raises(InvalidStateError, match=f"forced_dice: at most {schema.MAX_FORCED_DICE} items"):
+    cap = schema.MAX_FORCED_DICE
+    with pytest.raises(InvalidStateError, match=f"forced_dice: at most {cap} items"):
         native.NativeGame.from_python(python)
     python.forced_dice = [3] * schema.MAX_FORCED_DICE
     assert native.NativeGame.from_python(python).forced_dice == python.forced_dice
