@@ -97,12 +97,12 @@ class NativeGame(Game):
 
     def apply_action(self, action: int) -> None:
         """An illegal action (or a non-int, e.g. ``True``) raises and changes nothing."""
-        if type(action) is not int or not 0 <= action < _NUM_ACTIONS:
-            raise self.illegal_action_error(action, "not legal now")
         try:
-            applied = self._c.apply(action)
+            applied = type(action) is int and self._c.apply(action)
         except RuntimeError as exc:
             raise CoreFailureError(str(exc)) from None
+        except TypeError:  # beyond a C int: no action id
+            applied = False
         if not applied:
             raise self.illegal_action_error(action, "not legal now")
         self.__dict__.clear()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from perikles_env.engine import Game, GameConfig, Phase
-from perikles_env.engine import new_game as engine_game
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
+from perikles_env.engine import new_game as engine_game
 from perikles_env.errors import IllegalActionError
 from tests.engine.builders import (
     ATTACK,
