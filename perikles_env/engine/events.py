@@ -94,3 +94,13 @@ DECODERS = tuple(_decoder(e) for e in S.EVENTS)
 def decode(raw: Sequence[int], n: int) -> tuple[Any, ...]:
     """``raw`` is ``(event id, ints...)`` as the C++ core logs it."""
     return DECODERS[raw[0]](raw[1:], n)
+
+
+def extend_log(log: list[tuple[Any, ...]], prefix: int, core: Any) -> list[tuple[Any, ...]]:
+    """``log`` (``prefix`` events a loaded state brought, then those decoded so far) with
+    the events the C++ engine ``core`` logged since, decoded: each event is decoded once."""
+    have = len(log) - prefix
+    if core.num_events() > have:
+        n = core.n
+        list.extend(log, (decode(raw, n) for raw in core.events(have)))
+    return log

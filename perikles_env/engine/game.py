@@ -314,7 +314,7 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
     # ---- rule queries about this state (queries.py; answered in C++ on a NativeGame) -------
 
     def _seat_arg(self, player: Any) -> int:
-        if type(player) is not int or not 0 <= player < self.n:
+        if not isinstance(player, int) or not 0 <= player < self.n:
             raise ValueError(f"player must be a seat in 0..{self.n - 1}, got {player!r}")
         return player
 

@@ -17,13 +17,14 @@ from typing import Any
 from ..errors import CoreFailureError, ReadOnlyStateError
 from . import actions as A
 from .combat import CombatRules
-from .events import decode
+from .events import extend_log
 from .extension import load_extension
 from .game import Game, checked_seed
 from .influence import InfluenceRules
 from .military import MilitaryRules
 from .phases import Phase
-from .readonly import HOW_TO_EDIT, FrozenList, frozen_rng, refuse_rule_code
+from .queries import MilitaryKnowledge
+from .readonly import HOW_TO_EDIT, FrozenList, SnapshotField, frozen_rng, refuse_rule_code
 from .rng import Rng
 from .state import STATE_FIELDS, GameConfig, GameState, RulesBase
 
@@ -122,10 +123,15 @@ class NativeGame(Game):
     def _determinized(self, player: int, seed: int, record: bool) -> NativeGame:  # in C++
         return wrap_engine(self._c.determinize(player, seed & (1 << 64) - 1, record), self._prefix)
 
-    # ---- rule queries: Game checks the arguments, C++ answers ----
+    # ---- rule queries: straight to C++ (its checks raise the Python engine's ValueError) ----
 
-    def _query(self, name: str, *args: Any) -> Any:
-        return getattr(self._c, name)(*args)
+    def military_knowledge(self, player: int) -> MilitaryKnowledge:
+        return MilitaryKnowledge(*_cpp_query("military_knowledge")(self, player))
+
+    def placement_targets(
+        self, p: int, x: int, first: bool = False, skip_hoplite_only: bool = False
+    ) -> list[tuple[int, int, int]]:
+        return _PLACEMENT_TARGETS(self, p, x, first, skip_hoplite_only)  # type: ignore[no-any-return]
 
     def scores(self) -> list[int]:
         return self._c.scores()  # type: ignore[no-any-return]
@@ -137,15 +143,9 @@ class NativeGame(Game):
 
     @property
     def event_log(self) -> list[tuple[Any, ...]]:
-        cache = self._decoded
-        if cache is None:
-            cache = FrozenList(self._prefix)
-            object.__setattr__(self, "_decoded", cache)
-        have = len(cache) - len(self._prefix)
-        if self._c.num_events() > have:
-            n = self._c.n
-            list.extend(cache, (decode(raw, n) for raw in self._c.events(have)))
-        return cache
+        if self._decoded is None:
+            _set_decoded(self, FrozenList(self._prefix))
+        return extend_log(self._decoded, len(self._prefix), self._c)  # type: ignore[arg-type]
 
     events = event_log
 
@@ -174,8 +174,7 @@ class NativeGame(Game):
     def __deepcopy__(self, memo: Any) -> NativeGame:
         return self.clone()
 
-    def __eq__(self, other: object) -> bool:
-        """Same full state (RNG and events included), whichever engine holds it."""
+    def __eq__(self, other: object) -> bool:  # the same full state, on either engine
         if not isinstance(other, GameState):
             return NotImplemented
         return self.to_dict() == other.to_dict()
@@ -183,32 +182,33 @@ class NativeGame(Game):
     __hash__ = None  # type: ignore[assignment]
 
 
-class _Field:
-    """A state field of NativeGame: the first read after a decision copies it out of C++
-    into the instance ``__dict__`` (later reads are plain attribute reads)."""
-
-    __slots__ = ("name", "fid")
-
-    def __init__(self, name: str, fid: int) -> None:
-        self.name, self.fid = name, fid
-
-    def __get__(self, game: NativeGame | None, owner: type | None = None) -> Any:
-        if game is None:
-            return self
-        value = game._c.get(self.fid)
-        if type(value) is list:
-            value = FrozenList(value)
-        game.__dict__[self.name] = value
-        return value
-
-
 _RNG_ID = _NAMES.index("rng")
 for _fid, _name in enumerate(_NAMES):
     if _name not in NativeGame.__dict__:  # phase, current, n and rng are properties
-        setattr(NativeGame, _name, _Field(_name, _fid))
+        setattr(NativeGame, _name, SnapshotField(_name, _fid))
 _READ_ONLY = frozenset((*STATE_FIELDS, "rng"))
 
 
+def _cpp_query(name: str) -> Any:
+    """Rule query ``name`` answered by the core, which checks every argument: one it cannot
+    take is the ValueError the Python engine's checks raise."""
+    method = getattr(_native.Engine, name)
+
+    def query(self: NativeGame, *args: Any) -> Any:
+        try:
+            return method(self._c, *args)
+        except TypeError:
+            raise ValueError(f"{name}: arguments out of range: {args!r}") from None
+
+    query.__name__ = name
+    return query
+
+
+_PLACEMENT_TARGETS = _cpp_query("placement_targets")
+for _name in ("placement_status", "class_placement_status", "proposals", "assassination_targets",
+              "plague_losses", "election_outcome", "location_vp", "statue_count", "statue_vp",
+              "cube_vp", "round_strengths", "predicted_rounds"):
+    setattr(NativeGame, _name, _cpp_query(_name))
 refuse_rule_code(NativeGame, (RulesBase, InfluenceRules, MilitaryRules, CombatRules, Game),
                  keep={*vars(NativeGame), "_seat_arg"})
 

@@ -58,6 +58,26 @@ class FrozenRng(Rng):
         return 0
 
 
+class SnapshotField:
+    """A state field of a NativeGame: the first read after a decision copies it out of C++
+    (field id ``fid`` of ``game._c``) into the instance ``__dict__`` as a snapshot; later
+    reads until the next decision are plain attribute reads."""
+
+    __slots__ = ("name", "fid")
+
+    def __init__(self, name: str, fid: int) -> None:
+        self.name, self.fid = name, fid
+
+    def __get__(self, game: Any, owner: type | None = None) -> Any:
+        if game is None:
+            return self
+        value = game._c.get(self.fid)
+        if type(value) is list:
+            value = FrozenList(value)
+        game.__dict__[self.name] = value
+        return value
+
+
 def frozen_rng(state: int) -> FrozenRng:
     r = object.__new__(FrozenRng)
     r._state = state

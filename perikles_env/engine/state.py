@@ -213,7 +213,7 @@ _clone = _make_clone()
 
 def checked_index(name: str, value: Any, size: int) -> int:
     """A query argument: an int in 0..size-1, else ValueError naming it (both engines)."""
-    if type(value) is not int or not 0 <= value < size:
+    if not isinstance(value, int) or not 0 <= value < size:
         raise ValueError(f"{name} must be an int in 0..{size - 1}, got {value!r}")
     return value
 

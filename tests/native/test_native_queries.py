@@ -37,26 +37,31 @@ QUERY_METHODS = (
 )
 
 
-def test_native_game_answers_every_query_method_in_cpp() -> None:
-    """Each rule query about the state is a Game method; NativeGame answers them through
-    its own ``_query`` (straight to the C++ core), never the Python reference."""
-    assert "_query" in vars(native.NativeGame)
-    g = new_game(GameConfig(num_players=4), seed=1, backend="native")
-    asked = []
-    real = g.core
+def test_native_game_answers_every_query_method_in_cpp(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each rule query about the state is a Game method (arguments checked, answered by
+    queries.py); NativeGame overrides every one to ask its C++ core: with the Python
+    reference made to fail, the native game still answers and the Python game does not."""
+    from perikles_env.engine import game as game_module
 
-    class Spy:
-        def __getattr__(self, name):  # type: ignore[no-untyped-def]
-            asked.append(name)
-            return getattr(real, name)
+    def broken(*args: object) -> None:
+        raise AssertionError("the Python reference answered")
 
-    object.__setattr__(g, "_c", Spy())
+    monkeypatch.setattr(game_module, "_REFERENCE", dict.fromkeys(game_module._REFERENCE, broken))
+    for name in ("placement_targets", "placement_status", "class_placement_status",
+                 "military_knowledge", "ranking_keys", "winners", "cube_vp"):
+        monkeypatch.setattr(Q, name, broken, raising=False)
+    monkeypatch.setattr(Game, "scores", broken)
+    monkeypatch.setattr(Game, "winners", broken)
+    cpp = new_game(GameConfig(num_players=4), seed=1, backend="native")
+    py = new_game(GameConfig(num_players=4), seed=1, backend="python")
+    args = {"placement_targets": (0, 1), "placement_status": (0, 1, 2, 0),
+            "class_placement_status": (0, 9, 2, 0), "round_strengths": (0, 0),
+            "scores": (), "winners": ()}
     for name in QUERY_METHODS:
-        args = {"placement_targets": (0, 1), "placement_status": (0, 1, 2, 0),
-                "class_placement_status": (0, 9, 2, 0), "round_strengths": (0, 0),
-                "scores": (), "winners": ()}.get(name, (1,))
-        getattr(g, name)(*args)
-        assert asked and asked[-1] == name, name
+        assert name in vars(native.NativeGame), f"NativeGame does not answer {name} in C++"
+        getattr(cpp, name)(*args.get(name, (1,)))
+        with pytest.raises(AssertionError, match="reference answered"):
+            getattr(py, name)(*args.get(name, (1,)))
 
 
 def _placements_agree(py: Game, cpp: Game, players: range, full: bool) -> None:
