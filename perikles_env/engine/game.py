@@ -319,8 +319,8 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
         return player
 
     def _query(self, name: str, *args: Any) -> Any:
-        """The answer of rule query ``name`` (arguments checked): here the Python reference
-        (``queries.py``); a ``NativeGame`` overrides this to answer in C++."""
+        """The Python reference's answer (``queries.py``) to rule query ``name``, arguments
+        checked (a ``NativeGame`` overrides each query method to ask its C++ core)."""
         return _REFERENCE[name](self, *args)
 
     def military_knowledge(self, player: int) -> Q.MilitaryKnowledge:
