@@ -1,6 +1,6 @@
 """AEC throughput: random masked play with ``observe()`` for the acting agent every decision,
 for perikles_env (3/4/5 players) and PettingZoo's connect_four_v3 and texas_holdem_v4, in
-one process run. Prints decisions/s and the ratio to connect_four_v3 (issue 3 target:
+one process run. Prints decisions/s and the ratio to connect_four_v3 (the target:
 perikles 4p >= 1.0x).
 
 Every environment is driven by the same loop (``env.last()`` calls ``observe()`` for the

@@ -12,7 +12,7 @@ the same games on both engines):
 
 Clones/s: ``Game.clone()`` of states met during that play (every 8th decision state), on
 each engine, and the same states copied in C++ (``clone_repeatedly``: what a C++ search
-does per simulation, no Python object made). Targets (issue 15): C++ loop >= 1,000,000
+does per simulation, no Python object made). Targets: C++ loop >= 1,000,000
 decisions/s and >= 20x Python; clone >= 1,000,000/s.
 
     python benchmarks/native_speed.py [--games 200] [--players 4] [--no-events]

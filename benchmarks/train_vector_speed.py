@@ -1,4 +1,4 @@
-"""Trainer learner steps/s on the native path vs the Python one, in one run (issue 15:
+"""Trainer learner steps/s on the native path vs the Python one, in one run (a check:
 ``make train`` must not regress on the native path).
 
 ``--compare vector`` (the default) times the C++ vector env against the Python envs;

@@ -1,5 +1,5 @@
 """Vector env and native-backend AEC throughput vs PettingZoo's connect_four_v3, one run
-(issue 15 targets: vector env >= 30x, AEC env on the C++ core >= 3x connect_four_v3).
+(targets: vector env >= 30x, AEC env on the C++ core >= 3x connect_four_v3).
 
 Every decision produces the acting seat's observation and legal mask:
 

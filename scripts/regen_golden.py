@@ -1,4 +1,4 @@
-"""Golden game records (STYLE 10): seeded random playthroughs, replayed in CI by
+"""Golden game records: seeded random playthroughs, replayed in CI by
 tests/engine/test_golden.py, which fails on any divergence.
 
 Regenerate only on purpose, after a deliberate rules change, and review the diff:
