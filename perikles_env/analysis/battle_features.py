@@ -2,7 +2,7 @@
 struggles to derive from counts, computed from what the observer may know.
 
 Why: a [128, 128] MLP over the raw observation learns the politics but hardly the war
-(docs/training.md, "Where the gap is"): whether a commit pays depends on the exact odds of
+(docs/results.md, "VP by source"): whether a commit pays depends on the exact odds of
 C.5-C.6 over the location's rounds, which the network would have to rediscover from box
 counts. These features hand it that arithmetic, per location slot (``FEATURES``):
 

@@ -2,7 +2,7 @@
 setup (B.1), phase 1 and phase 7 (B.3, B.9), scoring and tie-breaks (B.10).
 
 One legal-actions and one apply function per decision phase, dispatched through a table;
-automatic steps run inside ``apply_action`` until the next decision (STYLE 2).
+automatic steps run inside ``apply_action`` until the next decision.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The decision phases (STYLE 2). Automatic steps (elections, battle rounds without a
+"""The decision phases. Automatic steps (elections, battle rounds without a
 choice, end of turn) never appear here: they run inside ``Game.apply_action``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The game's one random number generator (STYLE 5).
+"""The game's one random number generator.
 
 SplitMix64 in pure Python: its whole state is one integer, so cloning and JSON round trips
 are exact and cheap (``random.Random`` carries 625 words of state). Not for cryptography.

@@ -1,5 +1,5 @@
 """Game state: ints and flat lists in one ``__slots__`` class, a hand-written clone and an
-exact JSON round trip (STYLE 6). The rules live in the mixins that subclass it.
+exact JSON round trip. The rules live in the mixins that subclass it.
 
 Layout conventions (all indices documented once, here):
 

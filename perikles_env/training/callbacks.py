@@ -343,7 +343,7 @@ class UpdateThreadsCallback(BaseCallback):
 class ProgressCallback(BaseCallback):
     """A bar over the run's budget: training minutes (``train.max_minutes``, evaluation
     excluded) and learner steps (``train.total_timesteps``), whichever ends first, with the
-    speed of this session, the time left and the latest win rates."""
+    speed since the run last started, the time left and the latest win rates."""
 
     def __init__(self, stats: StatsCallback, budget: Budget, used: Callable[[], float]) -> None:
         super().__init__()

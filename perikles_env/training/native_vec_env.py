@@ -93,7 +93,7 @@ def choose_vector(
     """``("native" | "python", why)`` for ``env.vector``: ``python``; ``native`` (raises
     ``InvalidConfigError`` where it cannot run); ``auto`` = native where it can run (every
     opponent with weight random, the C++ vector env built, the engine backend not
-    python), else python. Measurements in docs/training.md, "Native vector env"."""
+    python), else python. Measurements in docs/results.md."""
     if vector == "python":
         return "python", "env.vector is python"
     problem = native_problem(weights, backend)

@@ -107,7 +107,7 @@ def markdown(summary: dict[str, Any]) -> str:
         + (" — stopped by `train.max_minutes`" if summary["stopped_by_time_limit"] else ""),
         f"* episodes truncated at the decision limit (`env.max_decisions`): "
         f"{summary['truncated_episodes']:,}",
-        f"* wall time of this session (setup, pretraining, training, evaluation): "
+        f"* wall time since the run last started (setup, pretraining, training, evaluation): "
         f"{summary['wall_minutes_this_session']:.1f} min",
         f"* throughput: **{tp['learner_steps_per_s']:.0f} learner steps/s**, "
         f"**{tp['env_steps_per_s']:.0f} env steps/s** (engine decisions of all seats)",

@@ -5,8 +5,8 @@ splits into politics (tiles, elections, statues) and war (commits, battles); thi
 plays an agent at one seat (rotating over the games) against a fixed opponent and counts,
 from the public event log, where its counters went (main/allied box x attack/defend
 side), the location tiles it claimed as main attacker or defender (C.8), the cubes it
-spent for extra counters (B.7.5), and its VP by source. docs/training.md ("Where the gap
-is") has a table made with it.
+spent for extra counters (B.7.5), and its VP by source. docs/results.md ("War profiles")
+has tables made with it.
 
     python -m perikles_env.training.war_profile \
         --agents heuristic,ppo:runs/default/model.zip,random --opponent random \
