@@ -1,4 +1,4 @@
-"""The architecture contract (README "Layout", issue 14): layers only import downwards, the
+"""The architecture contract (README "Layout"): layers only import downwards, the
 engine imports only the standard library and loads no numpy, there are no import cycles, and
 no code outside the engine uses the engine's private (``_underscore``) names."""
 

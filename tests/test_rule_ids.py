@@ -1,5 +1,5 @@
 """Every rule id cited in the code, the tests and the docs resolves to a section of
-docs/rules.md, the rules users have (issue 14 item 8).
+docs/rules.md, the rules users have.
 
 An id is a specification id such as ``B.7.6``, ``C.3``, ``A.2``, ``E27`` or ``G8`` (test
 names write them without dots: ``test_B76_...``), a whole section (``section F``,

@@ -1,6 +1,6 @@
 """Change what one player cannot know (docs/rules.md section F), keeping everything he can.
 
-Used by the leak tests (STYLE 13, OpenSpiel's ResampleInfostate idea): an agent's inputs and
+Used by the leak tests (OpenSpiel's ResampleInfostate idea): an agent's inputs and
 decisions must not change when only hidden components do.
 """
 

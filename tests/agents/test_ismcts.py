@@ -13,7 +13,7 @@ from tests.agents.helpers import play
 from tests.agents.hidden import hidden_differs, perturb_hidden
 
 determinize_module = pytest.importorskip(
-    "perikles_env.engine.determinize", reason="determinize (issue 3) is not available yet"
+    "perikles_env.engine.determinize", reason="determinize is not available"
 )
 
 FAST = "ismcts:sims=3,horizon=3,width=3"

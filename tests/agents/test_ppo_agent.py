@@ -1,6 +1,6 @@
 """``ppo:<path>``: a model file plays legal, reproducible games; loading never runs code
-from the file (issue 19, finding 1) and refuses a model made for another observation
-layout (issue 14, item 5)."""
+from the file and refuses a model made for another observation
+layout."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Playing strength regressions (slow): the acceptance bars of issue 4 on smaller samples."""
+"""Playing strength regressions (slow): the documented strength bars on smaller samples."""
 
 from __future__ import annotations
 

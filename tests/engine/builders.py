@@ -1,4 +1,4 @@
-"""Hand-built game states for scenario tests (STYLE 11).
+"""Hand-built game states for scenario tests.
 
 These poke the engine's state fields directly (documented in ``engine/state.py``) and then
 call the phase entry points, so each test states exactly the situation a rule talks about.

@@ -1,4 +1,4 @@
-"""The flat action codec (docs/rules.md Appendix 1, STYLE 3): contiguous documented ranges,
+"""The flat action codec (docs/rules.md Appendix 1): contiguous documented ranges,
 encode/decode round trips, unique text per id, and docs/actions.md kept in sync."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The decision counter and ``Game.is_truncated`` (issue 19, finding 2) and seed checking
+"""The decision counter and ``Game.is_truncated`` and seed checking
 (finding 7): ``0 <= seed < 2**64``, ints only."""
 
 from __future__ import annotations

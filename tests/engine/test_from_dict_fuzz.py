@@ -1,4 +1,4 @@
-"""Fuzz ``Game.from_dict`` (issue 14 item 6): random corruptions of real saved states.
+"""Fuzz ``Game.from_dict``: random corruptions of real saved states.
 
 States come from seeded random games of 3, 4 and 5 players, a few from every decision phase
 (and the end). Each corruption changes one thing the way a damaged or hand-edited file

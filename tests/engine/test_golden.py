@@ -1,4 +1,4 @@
-"""Replay the committed golden game records (STYLE 10) and fail on any divergence.
+"""Replay the committed golden game records and fail on any divergence.
 
 The records in tests/golden/*.jsonl are written by ``scripts/regen_golden.py --write`` (see
 its docstring for the format). A failure here means the engine now plays a recorded game

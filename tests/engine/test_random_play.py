@@ -1,4 +1,4 @@
-"""Seeded random-play harness (STYLE 9): declared invariants over many games, 3/4/5 players.
+"""Seeded random-play harness: declared invariants over many games, 3/4/5 players.
 
 Every game is played by a uniform random policy over ``legal_actions()`` seeded from the game
 seed, so a failure names (players, seed) and replays exactly. Checked:

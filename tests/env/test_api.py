@@ -1,4 +1,4 @@
-"""PettingZoo conformance, seeding, action types, illegal actions and rewards (issue 3)."""
+"""PettingZoo conformance, seeding, action types, illegal actions and rewards."""
 
 from __future__ import annotations
 

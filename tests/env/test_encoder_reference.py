@@ -1,6 +1,6 @@
 """The fast observation encoder (incremental, shared between observers, seat permutation)
 gives exactly the values of a plain re-encode-everything reference (tests/env/
-reference_encoder.py), whatever order states arrive in (issue 3; docs/observation.md)."""
+reference_encoder.py), whatever order states arrive in (docs/observation.md)."""
 
 from __future__ import annotations
 

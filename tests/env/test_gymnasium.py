@@ -1,4 +1,4 @@
-"""Gymnasium registration of the single-agent env (issue 17): ``gymnasium.make`` with
+"""Gymnasium registration of the single-agent env: ``gymnasium.make`` with
 defaults and with keyword options, SB3's ``make_vec_env``, and the MaskablePPO example of
 docs/ecosystem.md, run as written."""
 

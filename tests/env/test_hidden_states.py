@@ -1,6 +1,6 @@
 """Information at the awkward moments (docs/rules.md F): a pending permission request, a battle
 in progress (revealed counters, C.2), Persian co-leaders (B.11); determinize in those states,
-and determinize as a function of public information only (issue 3)."""
+and determinize as a function of public information only."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """What each player may know (docs/rules.md F): differential leak tests, feature-by-feature
-observation contents, mask exactness, clone/pickle and determinize (issue 3)."""
+observation contents, mask exactness, clone/pickle and determinize."""
 
 from __future__ import annotations
 

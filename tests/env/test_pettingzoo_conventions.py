@@ -1,6 +1,6 @@
-"""PettingZoo conventions (issue 17): the versioned module, the registry after
+"""PettingZoo conventions: the versioned module, the registry after
 ``import perikles_env``, ``state()``/``state_space``, ``max_cycles`` and the parallel view;
-and the AEC parts of issue 19: typed option errors, the engine's decision limit as a
+and the AEC env's input checks: typed option errors, the engine's decision limit as a
 truncation."""
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ def test_engine_decision_limit_is_a_truncation_not_an_error() -> None:
         e.step(None)
 
 
-# ---- option types (issue 19, finding 7) -------------------------------------------------------
+# ---- option types -------------------------------------------------------
 
 
 @pytest.mark.parametrize(

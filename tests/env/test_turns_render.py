@@ -1,4 +1,4 @@
-"""Whose turn it is, bad input, penalize mode and the text board (issue 3; docs/rules.md F for
+"""Whose turn it is, bad input, penalize mode and the text board (docs/rules.md F for
 what the board may show)."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def test_after_the_game_only_none_removes_agents_then_stepping_is_an_error(caplo
         raw.step(0)
     final = raw.game.to_dict()
     with pytest.raises(IllegalActionError, match="every agent is done"):
-        e.step(0)  # issue 19 finding 9: rejected, not only warned about as PettingZoo does
+        e.step(0)  # rejected, not only warned about as PettingZoo does
     assert raw.game.to_dict() == final
     e.step(None)  # None is still the removal action: PettingZoo's warning, nothing changes
     assert "after all agents are terminated" in caplog.text

@@ -1,4 +1,4 @@
-"""``backend=`` everywhere (issue 15): the AEC env, the single-agent env and the evaluator run
+"""``backend=`` everywhere: the AEC env, the single-agent env and the evaluator run
 their games on the engine they are asked for, and the same seed gives the same game, the
 same observations and the same results on both engines."""
 

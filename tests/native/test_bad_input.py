@@ -5,7 +5,7 @@ crash, hang or silent corruption.
   numpy integers) at sampled decisions of seeded games: ``apply_action_checked`` raises the
   same ``IllegalActionError`` (same message) or applies the same action, ``is_legal`` gives
   the same answer for every id, and a refused action changes nothing.
-* ``NativeGame.from_dict`` on corrupted saved states (the issue-14 fuzz's corruptions,
+* ``NativeGame.from_dict`` on corrupted saved states (the engine fuzz test's corruptions,
   ``tests/engine/test_from_dict_fuzz._corrupt``, of states from every phase):
   the same exception type and message as ``Game.from_dict``, or the same loaded state.
 * The core's private loader without any Python validation (``Engine.load``, which no product

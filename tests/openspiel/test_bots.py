@@ -1,5 +1,5 @@
 """OpenSpiel's own IS-MCTS bot plays full games of ``python_perikles`` against the
-project's agents (issue 17). Needs the ``openspiel`` extra; skipped without it."""
+project's agents. Needs the ``openspiel`` extra; skipped without it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The OpenSpiel game ``python_perikles`` (issue 17): game type, the deal's chance nodes,
+"""The OpenSpiel game ``python_perikles``: game type, the deal's chance nodes,
 OpenSpiel's ``random_sim_test`` with serialisation, tensors and strings from the project's
 encoder, ``resample_from_infostate``, returns and truncation. Needs the ``openspiel`` extra
 (``make test-openspiel``); skipped without it."""

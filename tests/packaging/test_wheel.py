@@ -1,4 +1,4 @@
-"""The wheel is a complete product outside a clone (issue 14): it installs ``perikles_env``
+"""The wheel is a complete product outside a clone: it installs ``perikles_env``
 (training tools and YAML configs included) and no generic top-level ``training`` package;
 ``perikles-train --config default`` and ``perikles-evaluate`` run from an empty folder that
 holds its own ``training/`` package, and a saved model loads from any working directory.

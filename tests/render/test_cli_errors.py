@@ -1,4 +1,4 @@
-"""Every command-line tool of this area fails cleanly (issue 16 item 4, issue 19 finding 9):
+"""Every command-line tool of this area fails cleanly:
 bad input gives exit code 2 and one line on stderr naming the problem, never a traceback."""
 
 from __future__ import annotations

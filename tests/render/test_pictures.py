@@ -1,4 +1,4 @@
-"""Board pictures (issue 16): ``render_mode="rgb_array"`` frames over a whole seeded game,
+"""Board pictures: ``render_mode="rgb_array"`` frames over a whole seeded game,
 what the SVG shows (docs/rules.md F: only what the observer may know), and that envs which do
 not render never load the rasteriser."""
 

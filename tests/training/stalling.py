@@ -1,4 +1,4 @@
-"""A legal policy that drags games past ``MAX_GAME_DECISIONS`` (issue 19, finding 2): it
+"""A legal policy that drags games past ``MAX_GAME_DECISIONS``: it
 asks for every permission it can (a ``PLACE`` that needs one), denies every request and
 never makes a placement; elsewhere it takes the lowest legal action."""
 

@@ -1,4 +1,4 @@
-"""Atomic writes (``perikles_env/files.py``, issue 19 finding 4): a write that dies midway
+"""Atomic writes (``perikles_env/files.py``): a write that dies midway
 leaves the previous file whole and no temporary file behind."""
 
 from __future__ import annotations

@@ -121,7 +121,7 @@ def test_battle_encoder_appends_the_block_and_stays_in_the_space():
 
 
 def test_layout_signature_and_bad_feature_names():
-    """What a saved model records (issue 14, item 5): version, blocks, size, fingerprint;
+    """What a saved model records: version, blocks, size, fingerprint;
     each block changes size and fingerprint."""
     plain, battle = layout_signature(()), layout_signature(["battle"])
     assert plain["size"] == observation_size() and battle["size"] == observation_size() + SIZE

@@ -1,4 +1,4 @@
-"""The training tools fail cleanly (issue 16 item 4): bad player counts, unknown agents,
+"""The training tools fail cleanly: bad player counts, unknown agents,
 missing or corrupt model files and bad configs give exit code 2 and one line on stderr naming
 the problem, never a traceback."""
 

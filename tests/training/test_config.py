@@ -176,7 +176,7 @@ def test_load_config_names_the_file(tmp_path):
 
 
 def test_ppo_opponents_are_checked_before_any_work(tmp_path):
-    """Issue 19, finding 8: a missing, directory, damaged or pickled ``ppo:`` file fails
+    """A missing, directory, damaged or pickled ``ppo:`` file fails
     validation (before the run folder or pretraining), wherever the config names it."""
     junk = tmp_path / "junk.zip"
     junk.write_bytes(b"PK\x03\x04 truncated")

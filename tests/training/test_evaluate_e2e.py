@@ -101,7 +101,7 @@ def test_illegal_actions_are_counted_and_forfeit(tmp_path: Path) -> None:
 
 
 def test_a_run_folder_is_never_reused_or_escaped(tmp_path: Path, capsys) -> None:
-    """Issue 19, finding 5: the same ``--name`` twice gives ``name`` and ``name-2`` (the
+    """The same ``--name`` twice gives ``name`` and ``name-2`` (the
     first untouched); a name leaving ``out`` is refused before any game."""
     args = ["--agents", "random", "--players", "3", "--games", "3", "--out", str(tmp_path),
             "--quiet", "--no-plots", "--name", "same"]
@@ -160,7 +160,7 @@ def test_killed_evaluation_is_marked_interrupted_and_keeps_its_games(tmp_path: P
 
 
 def test_a_game_past_the_decision_limit_is_recorded_as_truncated(tmp_path: Path) -> None:
-    """Issue 19, finding 2: the evaluator stops a game at MAX_GAME_DECISIONS and records it
+    """The evaluator stops a game at MAX_GAME_DECISIONS and records it
     (it used to raise RuntimeError and write nothing)."""
     from tests.training.stalling import register
 
@@ -176,7 +176,7 @@ def test_a_game_past_the_decision_limit_is_recorded_as_truncated(tmp_path: Path)
 
 @pytest.mark.slow
 def test_soak_permission_denying_policy_finishes_and_reports_truncations(tmp_path: Path) -> None:
-    """Issue 19, finding 2: a legal policy that asks every permission, denies every request
+    """A legal policy that asks every permission, denies every request
     and never places drags most games past MAX_GAME_DECISIONS; the evaluation finishes at
     3, 4 and 5 players and counts them as truncated (results.json and report.md)."""
     from tests.training.stalling import register

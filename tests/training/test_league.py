@@ -1,4 +1,4 @@
-"""Issue 18's recipe (configs/default.yaml) on its smoke config
+"""The heuristic-league recipe (configs/default.yaml) on its smoke config
 (configs/heuristic_league_smoke.yaml): the league of heuristic personalities, snapshots and a
 little random; the imitation warm start with its agreement; periodic evaluation against the
 heuristic; the final evaluation against random, default and other-personality heuristics, each

@@ -68,7 +68,7 @@ def test_saved_model_reloads_and_plays_as_ppo_agent(smoke_run):
 
 
 def test_resume_continues_from_the_last_checkpoint_to_exactly_the_target(smoke_run):
-    """Issue 19, finding 3: from 1024 steps to a target of 1536 (SB3 alone would add the
+    """From 1024 steps to a target of 1536 (SB3 alone would add the
     current count and train to 2560); a damaged newest checkpoint falls back to the one
     before it (finding 4)."""
     assert main(["--resume", str(smoke_run), "--override", "train.total_timesteps=1536",
@@ -130,7 +130,7 @@ def _progress_steps(run_dir: Path) -> int:
     ids=["sigterm-to-trainer", "ctrl-c-to-process-group"],
 )
 def test_interrupt_saves_a_checkpoint_and_resume_reaches_the_target(tmp_path, how, vec_env, code):
-    """Issue 19, finding 6 and the kill test: SIGTERM to the trainer, or Ctrl-C (SIGINT to
+    """The kill test: SIGTERM to the trainer, or Ctrl-C (SIGINT to
     the whole process group, env workers included), stops it at the next step with a
     checkpoint of everything learnt (status ``interrupted``); ``--resume`` then trains to
     exactly the target and writes a complete report."""

@@ -77,7 +77,7 @@ def test_out_of_range_and_wrongly_typed_actions_are_illegal(bad):
 
 @pytest.mark.parametrize("wrap", [np.int64, np.int32, np.uint16, np.array, lambda a: np.array([a])])
 def test_numpy_integer_actions_are_accepted(wrap):
-    """Issue 19, finding 7: numpy integers and integer arrays of shape () or (1,) are the
+    """Numpy integers and integer arrays of shape () or (1,) are the
     same action as the plain int (a shape-(1,) array used to raise TypeError)."""
     plain, wrapped = PeriklesSingleAgentEnv(), PeriklesSingleAgentEnv()
     plain.reset(seed=2)
