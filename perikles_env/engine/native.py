@@ -32,12 +32,9 @@ __all__ = ["FrozenList", "NativeGame", "extension", "from_python", "new_native",
 
 _native = extension = load_extension("_native", "PERIKLES_NATIVE_PATH")
 _NAMES = tuple(_native.field_names())  # C++ field ids: schema order, then "rng"
-if set(_NAMES) != (set(STATE_FIELDS) - {"events"}) | {"rng"}:
-    raise ImportError(
-        "perikles_env._native is out of date with engine/schema.py (fields differ: "
-        f"{sorted(set(_NAMES) ^ ((set(STATE_FIELDS) - {'events'}) | {'rng'}))}); rebuild it "
-        "with `make native`"
-    )
+if _NAMES != (*(f for f in STATE_FIELDS if f != "events"), "rng"):
+    raise ImportError("perikles_env._native is out of date with engine/schema.py (its state "
+                      f"fields are {_NAMES}); rebuild it with `make native`")
 
 
 _PHASES, _GAME_OVER, _NUM_ACTIONS = tuple(Phase), int(Phase.GAME_OVER), A.NUM_ACTIONS
@@ -98,15 +95,17 @@ class NativeGame(Game):
 
     def apply_action(self, action: int) -> None:
         """An illegal action (or a non-int, e.g. ``True``) raises and changes nothing."""
+        snapshots = self.__dict__
         try:
-            applied = type(action) is int and self._c.apply(action)
+            applied = action.__class__ is int and self._c.apply(action)
         except RuntimeError as exc:
             raise CoreFailureError(str(exc)) from None
         except TypeError:  # beyond a C int: no action id
             applied = False
         if not applied:
             raise self.illegal_action_error(action, "not legal now")
-        self.__dict__.clear()
+        if snapshots:
+            snapshots.clear()
 
     def legal_mask(self, out: Any) -> None:
         """0/1 per action into ``out`` (C-contiguous bool, uint8 or int8), no allocation."""
