@@ -4,7 +4,7 @@ Rows (4 players by default, one core, uniform random policy ``legal[Rng(seed).ra
 the same games on both engines):
 
 * ``python``: the Python engine, ``legal_actions()`` + ``apply_action()`` per decision;
-* ``native, C++ loop``: the same games played entirely in C++ (``native.random_games``: the
+* ``native, C++ loop``: the same games played entirely in C++ (``_native.random_games``: the
   legal list is built and one action applied every decision, no Python in the loop); this
   is the figure for search rollouts (``NativeGame.random_playout``);
 * ``native via Python API``: the C++ core driven decision by decision from Python (each
@@ -80,7 +80,7 @@ def main() -> None:
     assert api_dec == py_dec, "the engines played different games"
     loop_games = games * 20
     start = time.perf_counter()
-    loop_dec = native.random_games(n, loop_games, 0, record)
+    loop_dec = native.extension.random_games(n, loop_games, 0, record)
     loop_time = time.perf_counter() - start
     py_rate, api_rate, loop_rate = py_dec / py_time, api_dec / api_time, loop_dec / loop_time
     print(f"{platform.python_implementation()} {platform.python_version()}, {n} players, "

@@ -138,6 +138,10 @@ class NativeGame(Game):
     def winners(self) -> list[int]:
         return self._c.winners()  # type: ignore[no-any-return]
 
+    def ranking_keys(self) -> list[tuple[int, int, int]]:
+        c = self._c
+        return [(s, c.location_vp(p), c.statue_count(p)) for p, s in enumerate(c.scores())]
+
     # ---- events (logged as ints in C++, decoded by their declaration on first read) ----
 
     @property
@@ -242,8 +246,3 @@ def _load(game: Game) -> NativeGame:
 
 
 from_python = NativeGame.from_python
-
-
-def random_games(num_players: int, games: int, seed0: int = 0, record_events: bool = True) -> int:
-    """Decisions of ``games`` uniform random games (seeds ``seed0 + i``), all in C++."""
-    return int(_native.random_games(num_players, games, seed0, record_events))

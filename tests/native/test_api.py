@@ -213,7 +213,7 @@ def test_random_games_count_the_decisions_of_the_same_games() -> None:
     for seed in range(5):
         g = new_game(GameConfig(num_players=4, record_events=False), seed=seed, backend="python")
         expected += native.NativeGame.from_dict(g.to_dict()).random_playout(seed)
-    assert native.random_games(4, 5, seed0=0, record_events=False) == expected
+    assert native.extension.random_games(4, 5, 0, False) == expected
 
 
 # ---- tables and ids ------------------------------------------------------------------------
