@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import PeriklesError
+from .tiebreak import draw_seed, tie_break
 
 if TYPE_CHECKING:
     from ..engine.game import Game
@@ -77,9 +78,6 @@ def mask_from_legal(legal: list[int], size: int) -> np.ndarray:
 
 
 def pick_best(scores: list[float], rng: np.random.Generator, noise: float = 0.0) -> int:
-    """Index of the highest score; exact ties (and noise, if any) drawn from ``rng``."""
-    if noise > 0.0:
-        scores = list(np.asarray(scores) + rng.normal(0.0, noise, len(scores)))
-    best = max(scores)
-    top = [i for i, s in enumerate(scores) if s >= best - 1e-9]
-    return top[0] if len(top) == 1 else top[int(rng.integers(len(top)))]
+    """Index of the highest score; exact ties (and noise, if any) drawn with the
+    tie-breaking contract (``agents/tiebreak.py``) from one seed of ``rng``."""
+    return tie_break(scores, draw_seed(rng), noise)

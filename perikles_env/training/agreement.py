@@ -29,6 +29,7 @@ from perikles_env.agents import game_for, make_agent
 from perikles_env.agents.base import pick_best
 from perikles_env.agents.heuristic import HeuristicAgent
 from perikles_env.agents.heuristic.agent import score_actions
+from perikles_env.agents.tiebreak import TIE  # scores this close to the best are ties
 from perikles_env.analysis.view import PlayerView
 from perikles_env.cli import CliParser, output_file, player_count, positive_int, seed
 from perikles_env.engine import Game, GameConfig, new_game
@@ -37,7 +38,6 @@ from perikles_env.engine.phases import Phase
 from perikles_env.errors import InvalidConfigError, PeriklesError
 from perikles_env.files import write_text
 
-TIE = 1e-9  # the tolerance of pick_best: scores this close to the best are ties
 
 _PHASE_KIND = {
     Phase.SETUP_PLACE: "setup",

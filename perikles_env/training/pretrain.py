@@ -95,6 +95,8 @@ def teacher_move(
 
     if isinstance(teacher, HeuristicAgent) and teacher.params.noise == 0:
         best = best_actions(teacher, game, player)  # reads only
+        if len(game.legal_actions()) == 1:  # no seed drawn (agents/tiebreak.py)
+            return best[0], best
         return best[pick_best([0.0] * len(best), rng)], best
     action = int(teacher.act_state(game_for(teacher, game), player, rng))
     return action, [action]

@@ -23,10 +23,19 @@ from ...engine import data as D
 from ...engine.phases import Phase
 from ...engine.queries import doubled_city, location_rounds, odds_inputs
 from ..base import Agent, pick_best
+from ..tiebreak import draw_seed
 from .commit import score_commit
 
 if TYPE_CHECKING:
     from ...engine.game import Game
+
+try:  # the C++ heuristic plays on a game of the C++ core
+    from ...engine.native import NativeGame
+    from ...engine.native import extension as native_extension
+except ImportError:  # the core is not built: every game is a Python game
+    NativeGame = None  # type: ignore[assignment,misc]
+
+_CPP_READY = False  # the C++ port is being completed
 
 # Minimum gain (VP) before an influence special is spent, by turn: a tile kept has option value.
 SPECIAL_HOLD = {1: 3.0, 2: 2.0, 3: 0.3}
@@ -52,10 +61,20 @@ class HeuristicAgent(Agent):
         return self.name + (":" + ",".join(diff) if diff else "")
 
     def act_state(self, game: Game, player: int, rng: np.random.Generator) -> int:
+        """On the C++ core the C++ heuristic decides (``native/heuristic.hpp``): the same
+        scores and the same tie-breaking contract, so the same action for the same rng."""
         legal = game.legal_actions()  # the acting player's options: public + his own pool
         if len(legal) == 1:
             return legal[0]
+        if _CPP_READY and NativeGame is not None and isinstance(game, NativeGame):
+            seed = draw_seed(rng)
+            return int(native_extension.heuristic_decide(game._c, player, self.param_tuple, seed))
         return self.decide(PlayerView(game, player), legal, rng)
+
+    @property
+    def param_tuple(self) -> tuple[float, ...]:
+        """The personality in ``HeuristicParams.names()`` order (the C++ player's Params)."""
+        return tuple(getattr(self.params, k) for k in HeuristicParams.names())
 
     def decide(self, view: PlayerView, legal: list[int], rng: np.random.Generator) -> int:
         """Best legal action for the view's player (``view.me`` must be the one to act)."""
