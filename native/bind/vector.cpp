@@ -1,27 +1,42 @@
 // perikles_env._native.VectorEnv: the batched env (vector_env.hpp) over caller-owned arrays,
 // one thread at a time (a second gets RuntimeError, never waits).
 #include "bind/common.hpp"
+#include <nanobind/stl/tuple.h>
+
 #include "vector_env.hpp"
 
 namespace pk::bind {
 namespace {
+// (controller, aggression, politics, spite, caution, noise): one opponent (vector_env.hpp).
+using OpponentTuple = std::tuple<int, double, double, double, double, double>;
+
 struct PyVectorEnv {
   pk::VectorEnv env;
   std::mutex busy;
   bool started = false;
   pk::VecBuffers out{};
   std::tuple<Array<int32_t>, Array<float, 2>, Array<int8_t, 2>, Array<float, 2>, Array<bool>,
-             Array<bool>, Array<int32_t, 2>, Array<int32_t, 2>, Array<int32_t>, Array<int32_t>>
+             Array<bool>, Array<int32_t, 2>, Array<int32_t, 2>, Array<int32_t>, Array<int32_t>, Array<int32_t>>
       held;  // the arrays behind `out`, kept alive
 
-  PyVectorEnv(int num_envs, std::vector<int> counts, bool oracle, bool opponents, int seat,
-              int threads, int64_t max_decisions)
-      : env(make(num_envs, std::move(counts), oracle, opponents, seat, threads, max_decisions)) {}
-  static pk::VectorEnv make(int num_envs, std::vector<int> counts, bool oracle, bool opponents,
-                            int seat, int threads, int64_t max_decisions) {
+  PyVectorEnv(int num_envs, std::vector<int> counts, bool oracle, std::vector<int> features,
+              std::vector<OpponentTuple> opponents, std::vector<double> weights,
+              double same_table, int seat, int threads, int64_t max_decisions)
+      : env(make(num_envs, std::move(counts), oracle, std::move(features), opponents,
+                 std::move(weights), same_table, seat, threads, max_decisions)) {}
+  static pk::VectorEnv make(int num_envs, std::vector<int> counts, bool oracle,
+                            std::vector<int> features, const std::vector<OpponentTuple>& opponents,
+                            std::vector<double> weights, double same_table, int seat, int threads,
+                            int64_t max_decisions) {
     need(num_envs >= 1 && num_envs <= (1 << 14) && threads >= 1 && threads <= 64, "num_envs or threads");
+    std::vector<pk::Opponent> league;
+    for (const auto& [controller, a, p, s, c, noise] : opponents) {
+      for (double v : {a, p, s, c, noise}) need(v >= 0.0 && v <= 2.0, "heuristic parameters must be in [0, 2]");
+      league.push_back({controller, {a, p, s, c, noise}});
+    }
     try {
-      return pk::VectorEnv(num_envs, std::move(counts), oracle, opponents, seat, threads, max_decisions);
+      return pk::VectorEnv(num_envs, std::move(counts), oracle, std::move(features), std::move(league),
+                           std::move(weights), same_table, seat, threads, max_decisions);
     } catch (const std::invalid_argument& e) {
       throw nb::value_error(e.what());
     }
@@ -39,19 +54,19 @@ struct PyVectorEnv {
   // The caller's output arrays, handed over once (checked here, written by every call).
   void attach(Array<int32_t> cur, Array<float, 2> obs, Array<int8_t, 2> mask, Array<float, 2> rew,
               Array<bool> term, Array<bool> trunc, Array<int32_t, 2> sc, Array<int32_t, 2> fin,
-              Array<int32_t> pl, Array<int32_t> dec) {
+              Array<int32_t> pl, Array<int32_t> dec, Array<int32_t> ctl) {
     size_t n = static_cast<size_t>(env.num_envs()), seats = pk::MAXP;
     need(cur.shape(0) == n && term.shape(0) == n && trunc.shape(0) == n && pl.shape(0) == n &&
-             dec.shape(0) == n, "a per-game buffer has the wrong shape");
+             dec.shape(0) == n && ctl.shape(0) == n, "a per-game buffer has the wrong shape");
     need(obs.shape(0) == n && obs.shape(1) == static_cast<size_t>(env.obs_size()), "obs: wrong shape");
     need(mask.shape(0) == n && mask.shape(1) == pk::NUM_ACTIONS, "mask: wrong shape");
     need(rew.shape(0) == n && rew.shape(1) == seats && sc.shape(0) == n && sc.shape(1) == seats &&
              fin.shape(0) == n && fin.shape(1) == seats, "a per-seat buffer has the wrong shape");
     std::unique_lock<std::mutex> lock(busy, std::try_to_lock);
     if (!lock.owns_lock()) throw std::runtime_error("VectorEnv in use by another thread");
-    held = {cur, obs, mask, rew, term, trunc, sc, fin, pl, dec};
+    held = {cur, obs, mask, rew, term, trunc, sc, fin, pl, dec, ctl};
     out = {cur.data(), obs.data(), mask.data(), rew.data(), term.data(), trunc.data(),
-           sc.data(), fin.data(), pl.data(), dec.data()};
+           sc.data(), fin.data(), pl.data(), dec.data(), ctl.data()};
   }
 };
 
@@ -59,13 +74,14 @@ struct PyVectorEnv {
 
 void bind_vector(nb::module_& m) {
   nb::class_<PyVectorEnv>(m, "VectorEnv")
-      .def(nb::init<int, std::vector<int>, bool, bool, int, int, int64_t>())
+      .def(nb::init<int, std::vector<int>, bool, std::vector<int>, std::vector<OpponentTuple>,
+                    std::vector<double>, double, int, int, int64_t>())
       // noconvert: a converted temporary copy would silently swallow what C++ writes
       .def("attach", &PyVectorEnv::attach, nb::arg("current").noconvert(), nb::arg("obs").noconvert(),
            nb::arg("mask").noconvert(), nb::arg("rewards").noconvert(), nb::arg("terminated").noconvert(),
            nb::arg("truncated").noconvert(), nb::arg("scores").noconvert(),
            nb::arg("final_scores").noconvert(), nb::arg("players").noconvert(),
-           nb::arg("decisions").noconvert())
+           nb::arg("decisions").noconvert(), nb::arg("controller").noconvert())
       .def("reset", [](PyVectorEnv& v, Array<uint64_t> seeds) {
         auto lock = v.exclusive(false, seeds.shape(0));
         nb::gil_scoped_release release;
@@ -90,6 +106,12 @@ void bind_vector(nb::module_& m) {
         e->g = finished ? v.env.finished(v.index(i)) : v.env.game(v.index(i));
         return e.release();
       }, nb::rv_policy::take_ownership)
+      .def("seat_opponents", [](PyVectorEnv& v, int i, bool finished) {
+        auto lock = v.exclusive();
+        const int8_t* seats = v.env.seat_opponents(v.index(i), finished);
+        std::vector<int> out(seats, seats + pk::MAXP);
+        return out;
+      })
       .def_prop_ro("num_envs", [](PyVectorEnv& v) { return v.env.num_envs(); })
       .def_prop_ro("obs_size", [](PyVectorEnv& v) { return v.env.obs_size(); })
       .def("game_seed", [](PyVectorEnv& v, int i) { auto l = v.exclusive(); return v.env.game_seed(v.index(i)); })

@@ -1,6 +1,8 @@
 // The batched vector environment (vector_env.hpp).
 #include "vector_env.hpp"
 
+#include "features.hpp"
+
 #include <algorithm>
 #include <exception>
 #include <stdexcept>
@@ -9,11 +11,14 @@
 
 namespace pk {
 
-VectorEnv::VectorEnv(int num_envs, std::vector<int> counts, bool oracle, bool opponents, int seat,
-                     int threads, int64_t max_decisions)
+VectorEnv::VectorEnv(int num_envs, std::vector<int> counts, bool oracle, std::vector<int> features,
+                     std::vector<Opponent> opponents, std::vector<double> weights,
+                     double same_table, int seat, int threads, int64_t max_decisions)
     : counts_(std::move(counts)),
       oracle_(oracle),
-      opponents_(opponents),
+      features_(std::move(features)),
+      opponents_(std::move(opponents)),
+      same_table_(same_table),
       seat_(seat),
       threads_(threads),
       max_decisions_(max_decisions) {
@@ -25,11 +30,33 @@ VectorEnv::VectorEnv(int num_envs, std::vector<int> counts, bool oracle, bool op
     throw std::invalid_argument("learner seat must be -1 (drawn per game) or a seat of every game");
   if (threads < 1) throw std::invalid_argument("threads must be at least 1");
   if (max_decisions < 1) throw std::invalid_argument("max_decisions must be at least 1");
+  obs_size_ = base_size();
+  for (int f : features_) {
+    if (f != FEATURE_BATTLE && f != FEATURE_ACTIONS) throw std::invalid_argument("unknown feature block");
+    obs_size_ += f == FEATURE_BATTLE ? feat::BATTLE_SIZE : feat::ACTIONS_SIZE;
+  }
+  if (weights.size() != opponents_.size())
+    throw std::invalid_argument("one weight per opponent expected");
+  if (opponents_.size() > 64) throw std::invalid_argument("at most 64 opponents");
+  double total = 0.0;
+  for (double w : weights) {
+    if (!(w > 0.0) || w > 1e300) throw std::invalid_argument("opponent weights must be positive");
+    total += w;
+  }
+  for (double w : weights) cumulative_.push_back((cumulative_.empty() ? 0.0 : cumulative_.back()) + w / total);
+  if (!cumulative_.empty()) cumulative_.back() = 1.0;
+  for (const Opponent& o : opponents_)
+    if (o.controller == 0 || o.controller < Opponent::HEURISTIC)
+      throw std::invalid_argument("an opponent is RANDOM, HEURISTIC or a controller >= 1");
+  if (!(same_table_ >= 0.0 && same_table_ <= 1.0)) throw std::invalid_argument("same_table must be in [0, 1]");
   games_.resize(num_envs);
   finished_.resize(num_envs);
   seeds_.resize(num_envs);
   policies_.resize(num_envs);
   learners_.assign(num_envs, 0);
+  seats_.resize(num_envs);
+  finished_seats_.resize(num_envs);
+  scores_.resize(num_envs);
   scratch_.resize(num_envs);
   legal_bits_.resize(num_envs);
   episodes_.assign(num_envs, 0);
@@ -72,6 +99,7 @@ void VectorEnv::reset(const uint64_t* seeds, VecBuffers out) {
 int VectorEnv::first_illegal(const int32_t* actions) const {
   for (int i = 0; i < num_envs(); ++i) {
     int a = actions[i];
+    if (a == -1) continue;
     if (a < 0 || a >= NUM_ACTIONS || !(legal_bits_[i][a >> 6] >> (a & 63) & 1)) return i;
   }
   return -1;
@@ -86,6 +114,10 @@ void VectorEnv::random_actions(int32_t* out) {
 
 void VectorEnv::step(const int32_t* actions, VecBuffers out) {
   parallel([&](int i) {
+    if (actions[i] == -1) {  // not this controller's row: unchanged, nothing to report
+      clear_step(i, out);
+      return;
+    }
     Game& g = games_[i];
     clear_step(i, out);
     uint64_t before = g.decisions;
@@ -98,6 +130,7 @@ void VectorEnv::step(const int32_t* actions, VecBuffers out) {
       if (out.terminated[i]) win_rewards(g, out.rewards + i * MAXP);
       g.scores(out.final_scores + i * MAXP);
       std::swap(finished_[i], g);  // kept for its final observation; g is dealt anew
+      finished_seats_[i] = seats_[i];
       ++episodes_[i];
       start_game(i, seeds_[i].next64());
     }
@@ -114,24 +147,64 @@ void VectorEnv::start_game(int i, uint64_t seed) {
     Rng& policy = policies_[i];
     int n = counts_.size() > 1 ? counts_[policy.randrange(static_cast<int>(counts_.size()))]
                                : counts_[0];
-    learners_[i] = opponents_ && seat_ < 0 ? policy.randrange(n) : seat_;
+    bool league = !opponents_.empty();
+    learners_[i] = league && seat_ < 0 ? policy.randrange(n) : seat_;
+    seat_opponents(i, n);
     game_seeds_[i] = seed;
     games_[i].init_new(n, false, seed);
     play_opponents(i);
-    if (!opponents_ || (games_[i].phase != Phase::GAME_OVER && !truncated(games_[i]))) return;
+    if (!league || (games_[i].phase != Phase::GAME_OVER && !truncated(games_[i]))) return;
     if (deals == MAX_DEALS)  // never loop for ever (the GIL is released here)
       throw std::invalid_argument("max_decisions is too small: the learner never decides");
     seed = seeds_[i].next64();  // ended before the learner decided: deal again
   }
 }
 
+int VectorEnv::draw_opponent(Rng& policy) const {
+  double u = static_cast<double>(policy.next64() >> 11) * 0x1.0p-53;
+  int k = 0;
+  while (k + 1 < static_cast<int>(cumulative_.size()) && u >= cumulative_[k]) ++k;
+  return k;
+}
+
+void VectorEnv::seat_opponents(int i, int n) {
+  auto& seats = seats_[i];
+  seats.fill(-1);
+  if (opponents_.empty()) return;
+  Rng& policy = policies_[i];
+  if (opponents_.size() == 1) {
+    for (int p = 0; p < n; ++p) seats[p] = p == learners_[i] ? -1 : 0;
+    return;
+  }
+  bool whole = same_table_ > 0.0 &&
+               static_cast<double>(policy.next64() >> 11) * 0x1.0p-53 < same_table_;
+  int one = whole ? draw_opponent(policy) : 0;
+  for (int p = 0; p < n; ++p)
+    if (p != learners_[i]) seats[p] = static_cast<int8_t>(whole ? one : draw_opponent(policy));
+}
+
+int VectorEnv::controller(int i) const {
+  int k = seats_[i][games_[i].current];
+  return k < 0 ? 0 : opponents_[k].controller;
+}
+
 void VectorEnv::play_opponents(int i) {
-  if (!opponents_) return;
+  if (opponents_.empty()) return;
   Game& g = games_[i];
   Actions& legal = scratch_[i];
-  while (g.phase != Phase::GAME_OVER && g.current != learners_[i] && !truncated(g)) {
+  Rng& policy = policies_[i];
+  for (int who; g.phase != Phase::GAME_OVER && !truncated(g) && (who = controller(i)) < 0;) {
     g.legal_actions(legal);
-    g.apply_action(legal[policies_[i].randrange(static_cast<int>(legal.size()))]);
+    int a = legal[0];
+    if (who == Opponent::RANDOM) {  // a draw even for one legal action (vector_env.hpp)
+      a = legal[policy.randrange(static_cast<int>(legal.size()))];
+    } else if (legal.size() > 1) {
+      const ai::Params& params = opponents_[seats_[i][g.current]].params;
+      ai::View view(g, g.current);
+      ai::score_actions(view, params, legal, scores_[i]);
+      a = legal[ai::pick_best(scores_[i], policy.next64(), params.noise)];
+    }
+    g.apply_action(a);
   }
 }
 
@@ -157,7 +230,15 @@ void VectorEnv::write(int i, VecBuffers out) {
   int32_t* scores = out.scores + i * MAXP;
   std::fill(scores, scores + MAXP, 0);
   g.scores(scores);
-  enc::encode(g, g.current, oracle_, out.obs + static_cast<int64_t>(i) * obs_size());
+  out.controller[i] = controller(i);
+  float* row = out.obs + static_cast<int64_t>(i) * obs_size();
+  enc::encode(g, g.current, oracle_, row);
+  row += base_size();
+  for (int f : features_) {
+    if (f == FEATURE_BATTLE) feat::battle(g, g.current, row);
+    else feat::actions(g, g.current, row);
+    row += f == FEATURE_BATTLE ? feat::BATTLE_SIZE : feat::ACTIONS_SIZE;
+  }
   enc::legal_mask(g, scratch_[i], out.mask + static_cast<int64_t>(i) * NUM_ACTIONS);
   legal_bits_[i].fill(0);
   for (int a : scratch_[i]) legal_bits_[i][a >> 6] |= 1ULL << (a & 63);

@@ -261,7 +261,7 @@ int64_t run_game(int n, uint64_t seed) {
 void run_vector_env(Totals& totals) {
   constexpr int N = 6, STEPS = 400;
   struct Rows {
-    std::vector<int32_t> current, scores, final_scores, players, decisions;
+    std::vector<int32_t> current, scores, final_scores, players, decisions, controller;
     std::vector<float> obs, rewards;
     std::vector<int8_t> mask;
     std::unique_ptr<bool[]> terminated, truncated;
@@ -271,20 +271,23 @@ void run_vector_env(Totals& totals) {
       final_scores.assign(N * pk::MAXP, 0);
       players.assign(N, 0);
       decisions.assign(N, 0);
+      controller.assign(N, 0);
       obs.assign(static_cast<size_t>(N) * obs_size, 0.0f);
       rewards.assign(N * pk::MAXP, 0.0f);
       mask.assign(static_cast<size_t>(N) * pk::NUM_ACTIONS, 0);
       terminated.reset(new bool[N]());
       truncated.reset(new bool[N]());
       return {current.data(), obs.data(), mask.data(), rewards.data(), terminated.get(),
-              truncated.get(), scores.data(), final_scores.data(), players.data(), decisions.data()};
+              truncated.get(), scores.data(), final_scores.data(), players.data(), decisions.data(),
+              controller.data()};
     }
   };
   try {
     uint64_t seeds[N];
     for (int i = 0; i < N; ++i) seeds[i] = 1000 + i;
-    pk::VectorEnv one(N, {3, 4, 5}, false, true, -1, 1, 400);
-    pk::VectorEnv two(N, {3, 4, 5}, false, true, -1, 2, 400);
+    std::vector<pk::Opponent> league = {{pk::Opponent::RANDOM, {}}};
+    pk::VectorEnv one(N, {3, 4, 5}, false, {}, league, {1.0}, 0.0, -1, 1, 400);
+    pk::VectorEnv two(N, {3, 4, 5}, false, {}, league, {1.0}, 0.0, -1, 2, 400);
     Rows a, b;
     pk::VecBuffers ba = a.buffers(one.obs_size()), bb = b.buffers(two.obs_size());
     one.reset(seeds, ba);

@@ -16,10 +16,27 @@ a pgx user writes::
         actions = policy(state.observation, state.action_mask, state.current)
         state = env.step(actions)
 
-With ``opponents="random"`` only the learner decides: the other seats play uniformly
-random legal actions in C++ before the learner's next decision (the single-agent setting;
+With ``opponents`` the env plays a league (``league.py``): the learner's seat is controller
+0, and each other seat of a game draws an opponent by weight when the game is dealt.
+``random`` and ``heuristic[:params]`` players move in C++ inside ``step`` (GIL released,
+split over ``threads``); seats named in ``controllers`` come back to Python. Every row
+shows a decision of some Python controller (``state.controller``), so each network acts
+once per step on all its rows, and ``-1`` leaves a row for another controller::
+
+    env = VectorEnv(64, 4, opponents={"heuristic": 0.8, "past": 0.2}, controllers=["past"],
+                    learner_seat=None, features=["battle", "actions"], threads=2)
+    state = env.reset(seed=0)
+    while ...:
+        actions = np.full(env.num_envs, -1, dtype=np.int32)
+        for k, policy in enumerate((learner, past)):
+            rows = np.flatnonzero(state.controller == k)
+            actions[rows] = policy(state.observation[rows], state.action_mask[rows])
+        state = env.step(actions)
+
 ``learner_seat=None`` draws the learner's seat per game, ``num_players=[3, 4, 5]`` the
-player count). ``training/native_vec_env.py`` turns this into an SB3 ``VecEnv``.
+player count. ``features`` appends the C++ feature blocks (``battle``, ``actions``;
+byte-identical to ``analysis/battle_features.py`` and ``action_features.py``) to every
+observation. ``training/native_vec_env.py`` turns this into an SB3 ``VecEnv``.
 
 A game still running after ``max_decisions`` engine decisions (``MAX_GAME_DECISIONS``, as
 ``Game.is_truncated``) is cut: ``truncated[i]`` is True and the next game starts. On the
@@ -49,12 +66,14 @@ import numpy as np
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS
 from ..engine import actions as A
 from ..errors import ConcurrentUseError, IllegalActionError, InvalidConfigError
+from ..analysis.encoding import check_features
+from .league import League, OpponentsArg
 from .native import _native_vec, wrap_engine
 
 if TYPE_CHECKING:
     from ..engine.native import NativeGame
 
-OPPONENTS = (None, "random")
+FEATURE_IDS = {"battle": 0, "actions": 1}  # native/vector_env.hpp Feature
 MAX_NUM_ENVS = 1 << 14  # ~0.4 GiB of games and buffers at the largest observation
 MAX_THREADS = 64
 _T = TypeVar("_T")
@@ -63,7 +82,7 @@ _T = TypeVar("_T")
 class VecState(NamedTuple):
     """Views of the env's buffers: the next ``step`` overwrites them (copy to keep)."""
 
-    current: np.ndarray  # int32[N]: seat to act (always the learner with opponents)
+    current: np.ndarray  # int32[N]: seat to act (a Python controller's: see ``controller``)
     observation: np.ndarray  # float32[N, obs_size]: that seat's observation
     action_mask: np.ndarray  # int8[N, 957]: its legal actions
     rewards: np.ndarray  # float32[N, 5]: per seat, non-zero only where terminated
@@ -73,6 +92,7 @@ class VecState(NamedTuple):
     final_scores: np.ndarray  # int32[N, 5]: VP of the game this step ended or cut, else 0
     players: np.ndarray  # int32[N]: player count of the game in the row
     decisions: np.ndarray  # int32[N]: engine decisions this step made (learner + opponents)
+    controller: np.ndarray  # int32[N]: the Python controller of that seat (0: the learner)
 
 
 def _check_int(name: str, value: object, low: int, high: int) -> int:
@@ -92,10 +112,13 @@ class VectorEnv:
         num_players: int | Sequence[int] = 4,
         *,
         oracle: bool = False,
-        opponents: str | None = None,
+        opponents: OpponentsArg = None,
         learner_seat: int | None = 0,
         threads: int = 1,
         max_decisions: int = MAX_GAME_DECISIONS,
+        features: Sequence[str] = (),
+        controllers: Sequence[str] = (),
+        same_table: float = 0.0,
     ) -> None:
         self.num_envs = _check_int("num_envs", num_envs, 1, MAX_NUM_ENVS)
         counts = num_players if isinstance(num_players, Sequence) else [num_players]
@@ -107,8 +130,8 @@ class VectorEnv:
         self.max_decisions = _check_int("max_decisions", max_decisions, 1, (1 << 63) - 1)
         if not isinstance(oracle, bool):
             raise InvalidConfigError(f"oracle must be a bool, got {oracle!r}")
-        if opponents not in OPPONENTS:
-            raise InvalidConfigError(f"opponents must be one of {OPPONENTS}, got {opponents!r}")
+        self.league = League.of(opponents, same_table, controllers)
+        self.features = check_features(features)
         self.oracle, self.opponents = oracle, opponents
         if learner_seat is None:
             self.learner_seat = None
@@ -120,7 +143,10 @@ class VectorEnv:
             self.num_envs,
             list(self.player_counts),
             oracle,
-            opponents == "random",
+            [FEATURE_IDS[f] for f in self.features],
+            self.league.native(),
+            list(self.league.weights),
+            self.league.same_table,
             seat,
             threads,
             self.max_decisions,
@@ -136,6 +162,7 @@ class VectorEnv:
             np.zeros(n, dtype=bool),
             np.zeros((n, seats), dtype=np.int32),
             np.zeros((n, seats), dtype=np.int32),
+            np.zeros(n, dtype=np.int32),
             np.zeros(n, dtype=np.int32),
             np.zeros(n, dtype=np.int32),
         )
@@ -191,8 +218,9 @@ class VectorEnv:
         return self._state
 
     def step(self, actions: Sequence[int] | np.ndarray) -> VecState:
-        """Apply ``actions[i]`` (an action id legal in game i) to every game. An illegal or
-        malformed action raises (``IllegalActionError`` naming the game) and changes no game."""
+        """Apply ``actions[i]`` (an action id legal in game i, or -1: leave game i as it is,
+        for another controller) to every game. An illegal or malformed action raises
+        (``IllegalActionError`` naming the game) and changes no game."""
         self._need_reset("step()")
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
@@ -200,7 +228,7 @@ class VectorEnv:
                 f"actions must be {self.num_envs} integer action ids (shape "
                 f"({self.num_envs},)), got shape {a.shape} of dtype {a.dtype}"
             )
-        out_of_range = np.flatnonzero((a < 0) | (a >= NUM_ACTIONS))
+        out_of_range = np.flatnonzero((a < -1) | (a >= NUM_ACTIONS))
         if len(out_of_range):
             self._raise_illegal(int(out_of_range[0]), int(a[out_of_range[0]]))
         self._actions[:] = a
@@ -240,6 +268,14 @@ class VectorEnv:
         ``terminated`` or ``truncated`` step ended), for Python code that reads a game."""
         i = self._index(i, "game()")
         return wrap_engine(self._exclusive(lambda: self._c.game(i, bool(finished))))
+
+    def seat_specs(self, i: int, finished: bool = False) -> list[str]:
+        """Who plays each seat of game i (``finished``: of the game it last ended): an
+        opponent spec, or ``"learner"`` for controller 0's seat."""
+        i = self._index(i, "seat_specs()")
+        seats = self._exclusive(lambda: self._c.seat_opponents(i, bool(finished)))
+        players = self.game(i, finished).n
+        return ["learner" if k < 0 else self.league.specs[k] for k in seats[:players]]
 
     def episodes(self, i: int) -> int:
         """Games of env i finished since the last reset."""

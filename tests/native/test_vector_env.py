@@ -144,7 +144,7 @@ def test_illegal_actions_raise_and_change_no_game() -> None:
     with pytest.raises(IllegalActionError, match="game 2: action id out of range"):
         env.step([legal[0], legal[1], 957])
     with pytest.raises(IllegalActionError, match="game 0: action id out of range"):
-        env.step([-1, legal[1], legal[2]])
+        env.step([-2, legal[1], legal[2]])
     with pytest.raises(InvalidConfigError, match=r"3 integer action ids \(shape \(3,\)\)"):
         env.step([0.5, 1.0, 2.0])
     with pytest.raises(InvalidConfigError, match="got shape \\(2,\\)"):
@@ -164,7 +164,7 @@ def test_bad_configuration_and_call_order() -> None:
         {"num_envs": 2, "num_players": 6},
         {"num_envs": 2, "num_players": True},
         {"num_envs": 2, "num_players": 4, "threads": 0},
-        {"num_envs": 2, "num_players": 4, "opponents": "heuristic"},
+        {"num_envs": 2, "num_players": 4, "opponents": "heuristc"},
         {"num_envs": 2, "num_players": 4, "opponents": "random", "learner_seat": 4},
         {"num_envs": 2, "num_players": 4, "oracle": 1},
         {"num_envs": 2, "num_players": [], "opponents": "random"},

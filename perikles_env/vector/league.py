@@ -1,0 +1,142 @@
+"""Who plays the seats of a ``VectorEnv`` that are not the learner's: the league, checked in
+Python before any game starts and handed to C++ as plain tuples.
+
+``opponents`` is one spec, a list of specs (equal weights) or ``{spec: weight}``; each seat
+of a game draws one spec by weight when the game is dealt (``same_table``: the share of
+games where one draw fills every opponent seat, as ``single_agent.OpponentPool``). A spec is
+
+* ``random``: a uniformly random legal move, in C++;
+* ``heuristic`` or ``heuristic:aggression=1.5,caution=0.2``: the heuristic player with that
+  personality (``analysis/params.py``), in C++ (``native/heuristic.hpp``);
+* a name listed in ``controllers``: the seat comes back to Python, to controller
+  ``1 + controllers.index(name)`` (the learner is controller 0), so that each network
+  acts once per step on all of its rows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..analysis.params import HeuristicParams
+from ..errors import InvalidConfigError
+
+NATIVE_SPECS = ("random", "heuristic")
+RANDOM, HEURISTIC = -1, -2  # native/vector_env.hpp Opponent::RANDOM / HEURISTIC
+OpponentsArg = str | Sequence[str] | Mapping[str, float] | None
+
+
+def heuristic_params(spec: str) -> HeuristicParams:
+    """The personality of a ``heuristic[:key=value,...]`` spec."""
+    _, _, rest = spec.partition(":")
+    options: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or key not in HeuristicParams.names():
+            raise InvalidConfigError(
+                f"opponent {spec!r}: {part!r} is not one of "
+                f"{', '.join(HeuristicParams.names())} = number"
+            )
+        try:
+            options[key] = float(value)
+        except ValueError:
+            raise InvalidConfigError(f"opponent {spec!r}: {key} must be a number") from None
+    try:
+        return HeuristicParams(**options)
+    except InvalidConfigError as exc:  # a value out of [0, 2]
+        raise InvalidConfigError(f"opponent {spec!r}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class League:
+    """The checked league: ``specs`` with positive ``weights``, the Python ``controllers``."""
+
+    specs: tuple[str, ...] = ()
+    weights: tuple[float, ...] = ()
+    same_table: float = 0.0
+    controllers: tuple[str, ...] = ()
+
+    @classmethod
+    def of(
+        cls, opponents: OpponentsArg, same_table: float = 0.0, controllers: Sequence[str] = ()
+    ) -> League:
+        if isinstance(controllers, str) or not isinstance(controllers, Sequence):
+            raise InvalidConfigError(f"controllers must be a list of names, got {controllers!r}")
+        names = tuple(controllers)
+        for name in names:
+            if not isinstance(name, str) or not name or name.split(":")[0] in NATIVE_SPECS:
+                raise InvalidConfigError(
+                    f"controller names must be strings other than {NATIVE_SPECS}, got {name!r}"
+                )
+        if len(set(names)) != len(names):
+            raise InvalidConfigError(f"controller names repeated: {list(names)}")
+        if isinstance(same_table, bool) or not isinstance(same_table, (int, float)) or not (
+            0.0 <= same_table <= 1.0
+        ):
+            raise InvalidConfigError(f"same_table must be a number in [0, 1], got {same_table!r}")
+        if opponents is None:
+            if names:
+                raise InvalidConfigError("controllers need opponents naming them")
+            return cls()
+        specs, weights = _specs_and_weights(opponents)
+        for spec in specs:
+            _check_spec(spec, names)
+        kept = [(s, w) for s, w in zip(specs, weights, strict=True) if w > 0]
+        return cls(
+            tuple(s for s, _ in kept), tuple(w for _, w in kept), float(same_table), names
+        )
+
+    def native(self) -> list[tuple[int, float, float, float, float, float]]:
+        """The C++ Opponent of each spec: (controller, aggression, politics, spite,
+        caution, noise)."""
+        out = []
+        for spec in self.specs:
+            if spec in self.controllers:
+                out.append((1 + self.controllers.index(spec), 0.0, 0.0, 0.0, 0.0, 0.0))
+            elif spec == "random":
+                out.append((RANDOM, 0.0, 0.0, 0.0, 0.0, 0.0))
+            else:
+                p = heuristic_params(spec)
+                out.append((HEURISTIC, p.aggression, p.politics, p.spite, p.caution, p.noise))
+        return out
+
+
+def _specs_and_weights(opponents: object) -> tuple[list[str], list[float]]:
+    if isinstance(opponents, str):
+        return [opponents], [1.0]
+    if isinstance(opponents, Mapping):
+        specs, weights = list(opponents), list(opponents.values())
+    elif isinstance(opponents, Sequence) and opponents:
+        specs, weights = list(opponents), [1.0] * len(opponents)
+    else:
+        raise InvalidConfigError(
+            f"opponents must be None, a spec, a non-empty list or a {{spec: weight}} dict, "
+            f"got {opponents!r}"
+        )
+    for w in weights:
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not (
+            math.isfinite(w) and w >= 0
+        ):
+            raise InvalidConfigError(f"opponent weights must be finite numbers >= 0, got {w!r}")
+    if sum(weights) <= 0:
+        raise InvalidConfigError(f"opponent weights must have a positive sum, got {weights}")
+    if len(set(specs)) != len(specs):
+        raise InvalidConfigError(f"opponent specs repeated: {specs}")
+    return [str(s) if isinstance(s, str) else s for s in specs], [float(w) for w in weights]
+
+
+def _check_spec(spec: object, controllers: tuple[str, ...]) -> None:
+    if not isinstance(spec, str):
+        raise InvalidConfigError(f"an opponent spec must be a string, got {spec!r}")
+    if spec in controllers or spec == "random":
+        return
+    if spec.partition(":")[0] == "heuristic":
+        heuristic_params(spec)
+        return
+    raise InvalidConfigError(
+        f"unknown opponent spec {spec!r}: the vector env plays 'random' and "
+        f"'heuristic[:key=value,...]' natively; a Python-controlled seat must be named in "
+        f"controllers (got {list(controllers)})"
+    )
