@@ -76,13 +76,17 @@ class VectorEnv {
   // its later games are SplitMix64(seeds[i]) draws. The opponent stream SplitMix64(seeds[i] ^
   // POLICY_SALT) gives, per game in this order: the player count's index (randrange(len)
   // when there are several counts), the learner's seat (randrange(n) when drawn; only with
-  // opponents), the seats' opponents (with several: a uniform u < same_table for one
+  // opponents), the seats' opponents (with several of positive weight: a uniform u < same_table for one
   // opponent at the whole table, then one weighted draw per seat or one for all), then the
   // native players' moves: a random player's legal[randrange(len)], a heuristic's seed
   // (next64, when it has more than one legal action; analysis.hpp pick_best). With
   // opponents, a game that ends or reaches the decision limit before a Python controller's
   // first decision is dealt again from the next seed (as single_agent/env.py does).
   void reset(const uint64_t* seeds, VecBuffers out);
+
+  // New weights (>= 0, a positive sum; one per opponent) and same_table share: games dealt
+  // from now on draw with them, games in progress keep their players.
+  void set_weights(const std::vector<double>& weights, double same_table);
 
   // Index of the first game whose action is neither -1 nor legal now, or -1.
   int first_illegal(const int32_t* actions) const;

@@ -106,6 +106,14 @@ void bind_vector(nb::module_& m) {
         e->g = finished ? v.env.finished(v.index(i)) : v.env.game(v.index(i));
         return e.release();
       }, nb::rv_policy::take_ownership)
+      .def("set_weights", [](PyVectorEnv& v, const std::vector<double>& weights, double same_table) {
+        auto lock = v.exclusive(false);
+        try {
+          v.env.set_weights(weights, same_table);
+        } catch (const std::invalid_argument& e) {
+          throw nb::value_error(e.what());
+        }
+      })
       .def("seat_opponents", [](PyVectorEnv& v, int i, bool finished) {
         auto lock = v.exclusive();
         const int8_t* seats = v.env.seat_opponents(v.index(i), finished);

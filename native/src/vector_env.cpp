@@ -35,20 +35,11 @@ VectorEnv::VectorEnv(int num_envs, std::vector<int> counts, bool oracle, std::ve
     if (f != FEATURE_BATTLE && f != FEATURE_ACTIONS) throw std::invalid_argument("unknown feature block");
     obs_size_ += f == FEATURE_BATTLE ? feat::BATTLE_SIZE : feat::ACTIONS_SIZE;
   }
-  if (weights.size() != opponents_.size())
-    throw std::invalid_argument("one weight per opponent expected");
   if (opponents_.size() > 64) throw std::invalid_argument("at most 64 opponents");
-  double total = 0.0;
-  for (double w : weights) {
-    if (!(w > 0.0) || w > 1e300) throw std::invalid_argument("opponent weights must be positive");
-    total += w;
-  }
-  for (double w : weights) cumulative_.push_back((cumulative_.empty() ? 0.0 : cumulative_.back()) + w / total);
-  if (!cumulative_.empty()) cumulative_.back() = 1.0;
+  set_weights(weights, same_table);
   for (const Opponent& o : opponents_)
     if (o.controller == 0 || o.controller < Opponent::HEURISTIC)
       throw std::invalid_argument("an opponent is RANDOM, HEURISTIC or a controller >= 1");
-  if (!(same_table_ >= 0.0 && same_table_ <= 1.0)) throw std::invalid_argument("same_table must be in [0, 1]");
   games_.resize(num_envs);
   finished_.resize(num_envs);
   seeds_.resize(num_envs);
@@ -61,6 +52,30 @@ VectorEnv::VectorEnv(int num_envs, std::vector<int> counts, bool oracle, std::ve
   legal_bits_.resize(num_envs);
   episodes_.assign(num_envs, 0);
   game_seeds_.assign(num_envs, 0);
+}
+
+void VectorEnv::set_weights(const std::vector<double>& weights, double same_table) {
+  if (weights.size() != opponents_.size()) throw std::invalid_argument("one weight per opponent expected");
+  if (!(same_table >= 0.0 && same_table <= 1.0)) throw std::invalid_argument("same_table must be in [0, 1]");
+  double total = 0.0;
+  for (double w : weights) {
+    if (!(w >= 0.0 && w <= 1e300)) throw std::invalid_argument("opponent weights must be finite and >= 0");
+    total += w;
+  }
+  if (!opponents_.empty() && !(total > 0.0)) throw std::invalid_argument("opponent weights must have a positive sum");
+  std::vector<double> cumulative;
+  for (double w : weights) cumulative.push_back((cumulative.empty() ? 0.0 : cumulative.back()) + w / total);
+  cumulative_ = std::move(cumulative);
+  same_table_ = same_table;
+}
+
+int VectorEnv::draw_opponent(Rng& policy) const {
+  double u = static_cast<double>(policy.next64() >> 11) * 0x1.0p-53;
+  int k = 0;
+  int last = static_cast<int>(cumulative_.size()) - 1;
+  while (k < last && u >= cumulative_[k]) ++k;
+  while (k > 0 && cumulative_[k] == cumulative_[k - 1]) --k;  // rounding: never a zero weight
+  return k;
 }
 
 template <class Fn>
@@ -160,20 +175,16 @@ void VectorEnv::start_game(int i, uint64_t seed) {
   }
 }
 
-int VectorEnv::draw_opponent(Rng& policy) const {
-  double u = static_cast<double>(policy.next64() >> 11) * 0x1.0p-53;
-  int k = 0;
-  while (k + 1 < static_cast<int>(cumulative_.size()) && u >= cumulative_[k]) ++k;
-  return k;
-}
-
 void VectorEnv::seat_opponents(int i, int n) {
   auto& seats = seats_[i];
   seats.fill(-1);
   if (opponents_.empty()) return;
   Rng& policy = policies_[i];
-  if (opponents_.size() == 1) {
-    for (int p = 0; p < n; ++p) seats[p] = p == learners_[i] ? -1 : 0;
+  int only = -1, positive = 0;  // one opponent with weight: no draw
+  for (int k = 0; k < static_cast<int>(cumulative_.size()); ++k)
+    if (cumulative_[k] > (k ? cumulative_[k - 1] : 0.0)) only = k, ++positive;
+  if (positive == 1) {
+    for (int p = 0; p < n; ++p) seats[p] = static_cast<int8_t>(p == learners_[i] ? -1 : only);
     return;
   }
   bool whole = same_table_ > 0.0 &&

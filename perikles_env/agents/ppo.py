@@ -67,6 +67,32 @@ class PPOAgent(Agent):
             raise AgentError(f"ppo policy chose masked action {choice}")
         return choice
 
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
+        """One action per row (int32) from one forward pass over all rows: what a Python
+        controller of the vector env answers for all the games waiting for this network.
+        Sampled (``deterministic=false``) with one uniform draw of ``rng`` per row."""
+        import torch
+
+        masks = np.asarray(masks, dtype=bool)
+        if masks.ndim != 2 or not masks.any(axis=1).all():
+            raise AgentError("act_batch needs one non-empty action mask per row")
+        policy = self.policy
+        obs, _ = policy.obs_to_tensor(np.asarray(observations, dtype=np.float32))
+        with torch.no_grad():
+            dist = policy.get_distribution(obs, action_masks=masks)
+            probs = dist.distribution.probs.cpu().numpy().astype(float)
+        probs = np.where(masks, probs, 0.0)
+        if self.deterministic:
+            choice = probs.argmax(axis=1)
+        else:
+            cumulative = np.cumsum(probs / probs.sum(axis=1, keepdims=True), axis=1)
+            u = rng.random(len(probs))[:, None]
+            choice = np.minimum((cumulative <= u).sum(axis=1), probs.shape[1] - 1)
+            choice = np.where(masks[np.arange(len(choice)), choice], choice, probs.argmax(axis=1))
+        return choice.astype(np.int32)
+
     def _sample(self, observation: Any, mask: np.ndarray, rng: np.random.Generator) -> int:
         """Sample from the masked policy with the caller's rng (reproducible for a seed)."""
         import torch

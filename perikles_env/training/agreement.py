@@ -38,7 +38,6 @@ from perikles_env.engine.phases import Phase
 from perikles_env.errors import InvalidConfigError, PeriklesError
 from perikles_env.files import write_text
 
-
 _PHASE_KIND = {
     Phase.SETUP_PLACE: "setup",
     Phase.INFLUENCE_PICK: "tile_pick",

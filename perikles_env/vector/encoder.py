@@ -66,10 +66,48 @@ class BackendEncoder:
 
 
 def game_encoder(features: Sequence[str] = ()) -> Encoder:
-    """``default_encoder(features)`` whose observation of a ``NativeGame`` is written in
-    C++ (the same bytes): what the single-agent env and the learned agents encode with.
-    The feature blocks stay Python code on either backend."""
-    return default_encoder(features, base=BackendEncoder())
+    """``default_encoder(features)`` whose observation and feature blocks of a
+    ``NativeGame`` are written in C++ (the same bytes): what the single-agent env and the
+    learned agents encode with."""
+    python = default_encoder(features, base=BackendEncoder())
+    if not python.features or _NATIVE is None:
+        return python
+    native_game = _NATIVE[0]
+
+    def encode(game: Game, player: int) -> np.ndarray:
+        if isinstance(game, native_game):
+            return encode_with_features(game, player, python.features)
+        return python.encode(game, player)
+
+    return Encoder(encode, python.space, python.features)
+
+
+def native_blocks() -> dict[str, tuple[Any, int]]:
+    """The C++ feature blocks: name -> (writer(engine, player, out), length)."""
+    if _NATIVE is None:
+        return {}
+    ext = _NATIVE[1]
+    return {
+        "battle": (ext.battle_features, ext.BATTLE_FEATURES_SIZE),
+        "actions": (ext.action_features, ext.ACTION_FEATURES_SIZE),
+    }
+
+
+def encode_with_features(game: Game, player: int, features: Sequence[str]) -> np.ndarray:
+    """``player``'s observation with the named feature blocks appended: in C++ for a
+    ``NativeGame`` (the same bytes as the Python blocks), else in Python."""
+    if _NATIVE is None or not isinstance(game, _NATIVE[0]):
+        return default_encoder(features).encode(game, player)
+    blocks = native_blocks()
+    size = observation_size() + sum(blocks[f][1] for f in features)
+    out = np.zeros(size, dtype=np.float32)
+    _NATIVE[1].encode(game.core, player, out[: observation_size()], False)
+    start = observation_size()
+    for name in features:
+        write, length = blocks[name]
+        write(game.core, player, out[start : start + length])
+        start += length
+    return out
 
 
 def legal_mask(game: Game) -> np.ndarray:

@@ -58,15 +58,15 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 
+from ..analysis.encoding import check_features
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS
 from ..engine import actions as A
 from ..errors import ConcurrentUseError, IllegalActionError, InvalidConfigError
-from ..analysis.encoding import check_features
 from .league import League, OpponentsArg
 from .native import _native_vec, wrap_engine
 
@@ -217,10 +217,11 @@ class VectorEnv:
         self._started = True
         return self._state
 
-    def step(self, actions: Sequence[int] | np.ndarray) -> VecState:
+    def step(self, actions: Sequence[int] | np.ndarray, allow_skip: bool = True) -> VecState:
         """Apply ``actions[i]`` (an action id legal in game i, or -1: leave game i as it is,
-        for another controller) to every game. An illegal or malformed action raises
-        (``IllegalActionError`` naming the game) and changes no game."""
+        for another controller; refused without ``allow_skip``) to every game. An illegal
+        or malformed action raises (``IllegalActionError`` naming the game) and changes no
+        game."""
         self._need_reset("step()")
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
@@ -228,7 +229,7 @@ class VectorEnv:
                 f"actions must be {self.num_envs} integer action ids (shape "
                 f"({self.num_envs},)), got shape {a.shape} of dtype {a.dtype}"
             )
-        out_of_range = np.flatnonzero((a < -1) | (a >= NUM_ACTIONS))
+        out_of_range = np.flatnonzero((a < (-1 if allow_skip else 0)) | (a >= NUM_ACTIONS))
         if len(out_of_range):
             self._raise_illegal(int(out_of_range[0]), int(a[out_of_range[0]]))
         self._actions[:] = a
@@ -268,6 +269,13 @@ class VectorEnv:
         ``terminated`` or ``truncated`` step ended), for Python code that reads a game."""
         i = self._index(i, "game()")
         return wrap_engine(self._exclusive(lambda: self._c.game(i, bool(finished))))
+
+    def set_weights(self, weights: Mapping[str, float], same_table: float | None = None) -> None:
+        """New opponent weights (by spec; specs left out weigh 0) and ``same_table``
+        share for the games dealt from now on; games in progress keep their players."""
+        league = self.league.reweighted(weights, same_table)
+        self._exclusive(lambda: self._c.set_weights(list(league.weights), league.same_table))
+        self.league = league
 
     def seat_specs(self, i: int, finished: bool = False) -> list[str]:
         """Who plays each seat of game i (``finished``: of the game it last ended): an

@@ -83,10 +83,19 @@ class League:
         specs, weights = _specs_and_weights(opponents)
         for spec in specs:
             _check_spec(spec, names)
-        kept = [(s, w) for s, w in zip(specs, weights, strict=True) if w > 0]
-        return cls(
-            tuple(s for s, _ in kept), tuple(w for _, w in kept), float(same_table), names
-        )
+        return cls(tuple(specs), tuple(weights), float(same_table), names)
+
+    def reweighted(self, weights: Mapping[str, float], same_table: float | None = None) -> League:
+        """This league with new weights (specs left out weigh 0) and ``same_table``."""
+        unknown = [s for s in weights if s not in self.specs]
+        if unknown:
+            raise InvalidConfigError(
+                f"opponents {unknown} are not in this env's league {list(self.specs)} "
+                "(its players are fixed when it is made; only their weights change)"
+            )
+        share = self.same_table if same_table is None else same_table
+        full = {s: weights.get(s, 0.0) for s in self.specs}
+        return League.of(full, share, self.controllers)
 
     def native(self) -> list[tuple[int, float, float, float, float, float]]:
         """The C++ Opponent of each spec: (controller, aggression, politics, spite,
@@ -124,7 +133,7 @@ def _specs_and_weights(opponents: object) -> tuple[list[str], list[float]]:
         raise InvalidConfigError(f"opponent weights must have a positive sum, got {weights}")
     if len(set(specs)) != len(specs):
         raise InvalidConfigError(f"opponent specs repeated: {specs}")
-    return [str(s) if isinstance(s, str) else s for s in specs], [float(w) for w in weights]
+    return specs, [float(w) for w in weights]
 
 
 def _check_spec(spec: object, controllers: tuple[str, ...]) -> None:

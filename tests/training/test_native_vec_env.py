@@ -29,7 +29,6 @@ from perikles_env.training.native_vec_env import (  # noqa: E402
     choose_vector,
     make_native_vec_env,
 )
-from perikles_env.training.vec_env import ShardedVecEnv  # noqa: E402
 from perikles_env.vector.native import _native_vec  # noqa: E402
 
 REWARD = RewardConfig(win=1.0, vp_margin=0.5, shaping=1.0, vp_scale=10.0)
@@ -191,45 +190,21 @@ def test_a_seed_reproduces_the_run_and_another_seed_does_not() -> None:
     assert not np.array_equal(run(other, 1)[0][0], first[0][0])
 
 
-def test_shards_over_worker_processes_equal_one_env() -> None:
-    """With feature blocks the trainer splits the envs over ``train.workers`` processes
-    (``make_native_vec_env``): the same steps as one ``NativeVecEnv``, seeds included."""
+def test_threads_give_the_same_steps_and_make_native_vec_env_uses_them() -> None:
+    """The trainer's env (``make_native_vec_env``) steps its games and native opponents on
+    ``train.workers`` C++ threads: the same steps as one thread, seeds included."""
     kwargs = {"num_players": [3, 4, 5], "learner_seat": None, "reward": REWARD}
-    kwargs["features"] = ("battle",)
-    sharded = make_native_vec_env(5, 2, seed=3, **kwargs)
-    try:
-        assert isinstance(sharded, ShardedVecEnv)
-        one = NativeVecEnv(5, seed=3, **kwargs)
-        for seed in (None, 11):
-            if seed is not None:
-                sharded.seed(seed)
-                one.seed(seed)
-            for a, b in zip(run(sharded, 60), run(one, 60), strict=True):
-                for x, y in zip(a, b, strict=True):
-                    assert np.array_equal(x, y)
-        assert sharded.has_attr("action_masks")
-        sharded.env_method("set_opponents", "random")
-        with pytest.raises(InvalidConfigError, match="heuristic"):  # raised in a worker
-            sharded.env_method("set_opponents", {"heuristic": 1.0}, indices=[4])
-        masks = np.stack(sharded.env_method("action_masks"))
-        legal = [int(np.flatnonzero(m)[0]) for m in masks]
-        wrong = [
-            ([*legal[:4], int(np.flatnonzero(~masks[4])[0])], "env 4: not legal now"),
-            ([*legal[:4], 957], r"env 4: out of range 0\.\.956"),
-        ]
-        for bad, message in wrong:
-            with pytest.raises(IllegalActionError, match=message):
-                sharded.step_async(np.array(bad))  # checked before any shard steps
-        with pytest.raises(InvalidConfigError, match=r"5 integer action ids \(shape \(5,\)\)"):
-            sharded.step_async(np.array([*legal[:4], 957.0]))
-        sharded.step_async(np.array(legal))
-        one.step_async(np.array(legal))
-        for x, y in zip(sharded.step_wait()[:3], one.step_wait()[:3], strict=True):
-            assert np.array_equal(x, y)
-    finally:
-        sharded.close()
-    without_features = {**kwargs, "features": ()}
-    assert isinstance(make_native_vec_env(5, 2, **without_features), NativeVecEnv)
+    kwargs["opponents"] = {"random": 0.5, "heuristic": 0.5}
+    two = make_native_vec_env(5, 2, seed=3, **kwargs)
+    assert isinstance(two, NativeVecEnv) and two.vector.threads == 2
+    one = NativeVecEnv(5, seed=3, **kwargs)
+    for seed in (None, 11):
+        if seed is not None:
+            two.seed(seed)
+            one.seed(seed)
+        for a, b in zip(run(two, 60), run(one, 60), strict=True):
+            for x, y in zip(a, b, strict=True):
+                assert np.array_equal(x, y)
 
 
 def test_an_illegal_action_raises_and_changes_nothing() -> None:
@@ -280,7 +255,9 @@ def test_maskable_ppo_trains_on_it() -> None:
 def test_env_vector_chooses_the_path_and_validates_it(monkeypatch) -> None:
     weights = {"random": 1.0}
     assert choose_vector("auto", weights, None)[0] == "native"
-    assert choose_vector("auto", {"random": 0.9, "self_latest": 0.1}, None)[0] == "python"
+    assert choose_vector("auto", {"random": 0.9, "ismcts": 0.1}, None)[0] == "python"
+    league = {"heuristic:spite=1.5": 0.9, "self_latest": 0.1}
+    assert choose_vector("auto", league, None)[0] == "native"
     assert choose_vector("auto", {"random": 1.0, "self_latest": 0.0}, None)[0] == "native"
     assert choose_vector("auto", weights, "python")[0] == "python"
     monkeypatch.setenv("PERIKLES_BACKEND", "python")
@@ -289,13 +266,14 @@ def test_env_vector_chooses_the_path_and_validates_it(monkeypatch) -> None:
     monkeypatch.delenv("PERIKLES_BACKEND")
     assert choose_vector("native", weights, None)[0] == "native"
     assert choose_vector("python", weights, None)[0] == "python"
-    with pytest.raises(InvalidConfigError, match="heuristic"):
-        choose_vector("native", {"random": 1.0, "heuristic": 0.5}, None)
+    with pytest.raises(InvalidConfigError, match="ismcts"):
+        choose_vector("native", {"random": 1.0, "ismcts:sims=2": 0.5}, None)
     smoke = "configs/smoke.yaml"
     with pytest.raises(InvalidConfigError, match="env.vector"):
         load_config(smoke, ["env.vector=fast"])
     with pytest.raises(InvalidConfigError, match="env.vector: native cannot run"):
-        load_config(smoke, ["env.vector=native"])  # heuristic and self-play opponents
+        load_config(smoke, ["env.vector=native", "opponents.weights={'ismcts:sims=2': 1.0}"])
+    assert load_config(smoke, ["env.vector=native"]).env.vector == "native"  # league + self
     config = load_config(smoke, ["env.vector=native", "opponents.weights={random: 1.0}"])
     assert config.env.vector == "native"
     env = NativeVecEnv(1, 4, None, REWARD)
@@ -311,7 +289,8 @@ def test_the_trainer_runs_on_it_end_to_end(tmp_path, capsys) -> None:
     overrides += ["eval.every=0", f"out={tmp_path}"]
     args = ["--config", "configs/smoke.yaml"] + [x for o in overrides for x in ("--override", o)]
     assert main(args) == 0
-    assert "training envs: native (auto: every opponent is random)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "training envs: native (auto: every opponent is native or a network)" in out
     summary = json.loads((tmp_path / "smoke" / "summary.json").read_text())
     assert summary["status"] == "complete" and summary["timesteps"] == 1024
     assert summary["episodes"] > 0 and summary["env_decisions"] > summary["timesteps"]

@@ -68,7 +68,7 @@ class HeuristicAgent(Agent):
             return legal[0]
         if _CPP_READY and NativeGame is not None and isinstance(game, NativeGame):
             seed = draw_seed(rng)
-            return int(native_extension.heuristic_decide(game._c, player, self.param_tuple, seed))
+            return int(native_extension.heuristic_decide(game.core, player, self.param_tuple, seed))
         return self.decide(PlayerView(game, player), legal, rng)
 
     @property
