@@ -25,4 +25,11 @@ void score_commit(const View& v, const Params& p, const Actions& legal, Scores& 
 int decide(const Game& g, int player, const Params& p, uint64_t seed, Actions& legal,
            Scores& scores);
 
+// Heuristic play of every seat for `horizon` decisions with more than one legal action
+// (forced ones are applied without counting; -1: to the end), each drawing its seed from
+// SplitMix64(seed) in turn: IS-MCTS rollouts (agents/heuristic/agent.py heuristic_playout
+// is the same in Python). Returns the decisions counted.
+int64_t playout(Game& g, const Params& p, uint64_t seed, int64_t horizon, Actions& legal,
+                Scores& scores);
+
 }  // namespace pk::ai

@@ -50,6 +50,21 @@ void bind_agents(nb::module_& m) {
     pk::ai::Scores scores;
     return pk::ai::decide(g, player, params_of(params), seed, legal, scores);
   }, nb::arg("engine"), nb::arg("player"), nb::arg("params"), nb::arg("seed"));
+  m.def("heuristic_playout", [](Engine& e, const ParamTuple& params, uint64_t seed, int64_t horizon) {
+    pk::ai::Params p = params_of(params);
+    Game& g = e.game();
+    e.legal_valid = false;
+    pk::Actions legal;
+    pk::ai::Scores scores;
+    try {
+      nb::gil_scoped_release release;
+      return pk::ai::playout(g, p, seed, horizon, legal, scores);
+    } catch (const std::exception& err) {
+      e.broken = std::string("the C++ core failed in a heuristic playout (") + err.what() +
+                 "); this game refuses every further call";
+      throw std::runtime_error(e.broken);
+    }
+  }, nb::arg("engine"), nb::arg("params"), nb::arg("seed"), nb::arg("horizon"));
   m.def("battle_features", [](Engine& e, int player, Array<float> out) {
     check_out<pk::feat::BATTLE_SIZE>(out);
     pk::feat::battle(e.game(), e.seat(player), out.data());

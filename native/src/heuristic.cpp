@@ -39,4 +39,22 @@ int decide(const Game& g, int player, const Params& p, uint64_t seed, Actions& l
   return legal[pick_best(scores, seed, p.noise)];
 }
 
+int64_t playout(Game& g, const Params& p, uint64_t seed, int64_t horizon, Actions& legal,
+                Scores& scores) {
+  Rng stream{seed};
+  int64_t made = 0;
+  while (made != horizon && g.phase != Phase::GAME_OVER) {
+    g.legal_actions(legal);
+    if (legal.size() == 1) {
+      g.apply_action(legal[0]);
+      continue;
+    }
+    View v(g, g.current);
+    score_actions(v, p, legal, scores);
+    g.apply_action(legal[pick_best(scores, stream.next64(), p.noise)]);
+    ++made;
+  }
+  return made;
+}
+
 }  // namespace pk::ai

@@ -11,12 +11,13 @@ shared tree keyed by action sequences on that sample:
 * candidate actions per node: the heuristic's top ``width`` actions (the root) or
   ``opp_width`` (deeper nodes) for the player to act, extended when a new determinisation
   makes other actions legal; untried candidates are expanded in heuristic order;
-* rollout: ``horizon`` decisions of the rollout policy (``heuristic`` or ``random``; -1
-  plays to the end), then ``leaf_value.leaf_values`` (exact win shares at the end, else a
-  softmax of projected VP). The random rollout is ``legal[Rng(seed).randrange(len)]`` at
-  every decision, forced ones included (they count towards ``horizon``): on the C++ core it
-  is one ``NativeGame.random_playout`` call, on the Python engine the same policy in Python,
-  so both backends play the same rollouts;
+* rollout: ``horizon`` decisions of the rollout policy (``heuristic``: its decisions with
+  more than one legal action, ``HeuristicAgent.playout``, one C++ call on the core; or
+  ``random``; -1 plays to the end), then ``leaf_value.leaf_values`` (exact win shares at
+  the end, else a softmax of projected VP). The random rollout is
+  ``legal[Rng(seed).randrange(len)]`` at every decision, forced ones included (they count
+  towards ``horizon``): on the C++ core it is one ``NativeGame.random_playout`` call, on
+  the Python engine the same policy in Python, so both backends play the same rollouts;
 * decisions with a single legal action are applied without a tree node.
 
 The search reads the real game only through ``determinize`` and ``legal_actions`` of the
@@ -39,11 +40,10 @@ import numpy as np
 
 from ..analysis.leaf_value import leaf_values
 from ..analysis.params import HeuristicParams
-from ..analysis.view import PlayerView
 from ..engine.rng import Rng
 from ..errors import InvalidConfigError
 from .base import Agent
-from .heuristic.agent import HeuristicAgent, score_actions
+from .heuristic.agent import HeuristicAgent
 
 if TYPE_CHECKING:
     from ..engine.game import Game
@@ -142,7 +142,7 @@ class ISMCTSAgent(Agent):
         r = random.Random(int(rng.integers(2**63)))
         deadline = time.perf_counter() + self.params.seconds if self.params.seconds else None
         root = Node(game.n)
-        root.cands = self._candidates(PlayerView(game, player), legal, self.params.width)
+        root.cands = self._candidates(game, player, legal, self.params.width)
         for i in range(self.params.sims):
             if deadline is not None and i and time.perf_counter() >= deadline:
                 break
@@ -152,9 +152,10 @@ class ISMCTSAgent(Agent):
         best = max(root.cands, key=lambda a: (_visits(root, a), -root.cands.index(a)))
         return best
 
-    def _candidates(self, view: PlayerView, legal: list[int], width: int) -> list[int]:
-        """Top ``width`` legal actions by the heuristic's scores, best first."""
-        scores = score_actions(self._heuristic.params, view, legal)
+    def _candidates(self, game: Game, player: int, legal: list[int], width: int) -> list[int]:
+        """Top ``width`` legal actions by the heuristic's scores, best first (in C++ on a
+        native game)."""
+        scores = self._heuristic.scores(game, player, legal)
         order = sorted(range(len(legal)), key=lambda i: (-scores[i], legal[i]))
         return [legal[i] for i in order[:width]]
 
@@ -169,10 +170,10 @@ class ISMCTSAgent(Agent):
                 continue
             actor = g.current
             if not node.cands:
-                node.cands = self._candidates(PlayerView(g, actor), legal, p.opp_width)
+                node.cands = self._candidates(g, actor, legal, p.opp_width)
             available = [a for a in node.cands if a in legal]
             if not available:
-                extra = self._candidates(PlayerView(g, actor), legal, p.opp_width)
+                extra = self._candidates(g, actor, legal, p.opp_width)
                 node.cands += [a for a in extra if a not in node.cands]
                 available = [a for a in node.cands if a in legal]
             for a in available:
@@ -216,14 +217,7 @@ class ISMCTSAgent(Agent):
         if self.params.rollout == "random":
             random_playout(g, r.getrandbits(63), _TO_THE_END if steps < 0 else steps)
             return
-        rng = np.random.default_rng(r.getrandbits(63))
-        while steps != 0 and not g.is_terminal:
-            legal = g.legal_actions()
-            if len(legal) == 1:
-                g.apply_action(legal[0])
-                continue
-            g.apply_action(self._heuristic.decide(PlayerView(g, g.current), legal, rng))
-            steps -= 1
+        self._heuristic.playout(g, r.getrandbits(63), steps)
 
 
 def random_playout(g: Game, seed: int, max_decisions: int) -> int:

@@ -116,6 +116,12 @@ class NativeGame(Game):
         self.__dict__.clear()
         return int(self._c.random_playout(int(seed) & (1 << 64) - 1, max_decisions))
 
+    def heuristic_playout(self, params: tuple[float, ...], seed: int, horizon: int) -> int:
+        """The heuristic (``params`` in ``HeuristicParams.names()`` order) plays every seat
+        for ``horizon`` unforced decisions (-1: to the end), in C++ (IS-MCTS rollouts)."""
+        self.__dict__.clear()
+        return int(_native.heuristic_playout(self._c, params, int(seed) & (1 << 64) - 1, horizon))
+
     def clone(self) -> NativeGame:
         return wrap_engine(self._c.clone(), self._prefix)
 

@@ -28,9 +28,7 @@ import numpy as np
 from perikles_env.agents import game_for, make_agent
 from perikles_env.agents.base import pick_best
 from perikles_env.agents.heuristic import HeuristicAgent
-from perikles_env.agents.heuristic.agent import score_actions
 from perikles_env.agents.tiebreak import TIE  # scores this close to the best are ties
-from perikles_env.analysis.view import PlayerView
 from perikles_env.cli import CliParser, output_file, player_count, positive_int, seed
 from perikles_env.engine import Game, GameConfig, new_game
 from perikles_env.engine import actions as A
@@ -84,7 +82,7 @@ def best_actions(teacher: HeuristicAgent, game: Game, player: int) -> list[int]:
     legal = game.legal_actions()
     if len(legal) == 1:
         return legal
-    scores = score_actions(teacher.params, PlayerView(game, player), legal)
+    scores = teacher.scores(game, player, legal)  # in C++ on a native game
     top = max(scores)
     return [a for a, s in zip(legal, scores, strict=True) if s >= top - TIE]
 

@@ -22,8 +22,9 @@ from ...engine import actions as A
 from ...engine import data as D
 from ...engine.phases import Phase
 from ...engine.queries import doubled_city, location_rounds, odds_inputs
+from ...engine.rng import Rng
 from ..base import Agent, pick_best
-from ..tiebreak import draw_seed
+from ..tiebreak import draw_seed, tie_break
 from .commit import score_commit
 
 if TYPE_CHECKING:
@@ -70,6 +71,30 @@ class HeuristicAgent(Agent):
             seed = draw_seed(rng)
             return int(native_extension.heuristic_decide(game.core, player, self.param_tuple, seed))
         return self.decide(PlayerView(game, player), legal, rng)
+
+    def scores(self, game: Game, player: int, legal: list[int]) -> list[float]:
+        """``score_actions`` for ``player`` (to act) of ``game``: in C++ on a native game."""
+        if _CPP_READY and NativeGame is not None and isinstance(game, NativeGame):
+            return list(native_extension.heuristic_scores(game.core, player, self.param_tuple))
+        return score_actions(self.params, PlayerView(game, player), legal)
+
+    def playout(self, game: Game, seed: int, horizon: int) -> int:
+        """This heuristic plays every seat of ``game`` for ``horizon`` decisions with more
+        than one legal action (-1: to the end), decision seeds from ``Rng(seed)``: one C++
+        call on a native game, the same moves in Python on a Python game."""
+        if _CPP_READY and NativeGame is not None and isinstance(game, NativeGame):
+            return game.heuristic_playout(self.param_tuple, seed, horizon)
+        stream = Rng(seed)
+        made = 0
+        while made != horizon and not game.is_terminal:
+            legal = game.legal_actions()
+            if len(legal) == 1:
+                game.apply_action(legal[0])
+                continue
+            scores = score_actions(self.params, PlayerView(game, game.current), legal)
+            game.apply_action(legal[tie_break(scores, stream.next64(), self.params.noise)])
+            made += 1
+        return made
 
     @property
     def param_tuple(self) -> tuple[float, ...]:
