@@ -27,6 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from perikles_env.agents import make_agent  # noqa: E402
+from perikles_env.agents.heuristic import agent as heuristic_agent  # noqa: E402
 from perikles_env.agents.ismcts import ISMCTSAgent, ISMCTSParams  # noqa: E402
 from perikles_env.engine import Game, GameConfig, new_game  # noqa: E402
 from perikles_env.engine.backend import native_error  # noqa: E402
@@ -89,6 +90,14 @@ def main(argv: list[str] | None = None) -> int:
         params = ISMCTSParams(sims=args.sims, rollout=rollout, horizon=horizon)
         for b in backends:
             seconds, chosen[label, b] = search(states[b], params)
+            if b == "native" and rollout == "heuristic":  # the Python heuristic on the core
+                heuristic_agent.NATIVE_HEURISTIC = False
+                slow, _ = search(states[b], params)
+                heuristic_agent.NATIVE_HEURISTIC = True
+                print(
+                    f"{label:<14} {'native, Python heuristic':<7} {count * args.sims / slow:>8.0f} "
+                    f"{1000 * slow / count:>12.1f}   (the C++ heuristic: {slow / seconds:.1f}x)"
+                )
             rates[label, b] = count * args.sims / seconds
             base = rates["heuristic h=8", "python"]
             print(

@@ -36,7 +36,9 @@ try:  # the C++ heuristic plays on a game of the C++ core
 except ImportError:  # the core is not built: every game is a Python game
     NativeGame = None  # type: ignore[assignment,misc]
 
-_CPP_READY = False  # the C++ port is being completed
+# On a game of the C++ core the C++ heuristic decides (the same choices, tests/native/
+# test_heuristic_identity.py); False plays this Python reference there too (benchmarks).
+NATIVE_HEURISTIC = False
 
 # Minimum gain (VP) before an influence special is spent, by turn: a tile kept has option value.
 SPECIAL_HOLD = {1: 3.0, 2: 2.0, 3: 0.3}
@@ -67,14 +69,14 @@ class HeuristicAgent(Agent):
         legal = game.legal_actions()  # the acting player's options: public + his own pool
         if len(legal) == 1:
             return legal[0]
-        if _CPP_READY and NativeGame is not None and isinstance(game, NativeGame):
+        if NATIVE_HEURISTIC and NativeGame is not None and isinstance(game, NativeGame):
             seed = draw_seed(rng)
             return int(native_extension.heuristic_decide(game.core, player, self.param_tuple, seed))
         return self.decide(PlayerView(game, player), legal, rng)
 
     def scores(self, game: Game, player: int, legal: list[int]) -> list[float]:
         """``score_actions`` for ``player`` (to act) of ``game``: in C++ on a native game."""
-        if _CPP_READY and NativeGame is not None and isinstance(game, NativeGame):
+        if NATIVE_HEURISTIC and NativeGame is not None and isinstance(game, NativeGame):
             return list(native_extension.heuristic_scores(game.core, player, self.param_tuple))
         return score_actions(self.params, PlayerView(game, player), legal)
 
@@ -82,7 +84,7 @@ class HeuristicAgent(Agent):
         """This heuristic plays every seat of ``game`` for ``horizon`` decisions with more
         than one legal action (-1: to the end), decision seeds from ``Rng(seed)``: one C++
         call on a native game, the same moves in Python on a Python game."""
-        if _CPP_READY and NativeGame is not None and isinstance(game, NativeGame):
+        if NATIVE_HEURISTIC and NativeGame is not None and isinstance(game, NativeGame):
             return game.heuristic_playout(self.param_tuple, seed, horizon)
         stream = Rng(seed)
         made = 0
