@@ -14,14 +14,14 @@ of a training run measures, without evaluations). The two paths take turns, ``--
 times, each timing ``--rollouts`` rollouts on a model already warmed by one; the ratio
 is the median over rounds of native / python.
 
-The native vector env runs only random opponents: with ``--compare vector`` a config whose
-pool holds others is measured with ``opponents.weights={random: 1.0}``. With ``--compare
-backend`` the untrained model is saved as two snapshots first, so that ``self_latest`` and
-``self_past`` opponents play too, as they do after the first snapshot of a run.
+Both paths play the config's own opponents (the league of configs/default.yaml: heuristic
+players in C++ on the native path, in Python envs on the other); the untrained model is
+saved as two snapshots first, so that ``self_latest`` and ``self_past`` opponents play
+too, as they do after the first snapshot of a run.
 
 Usage::
 
-    python benchmarks/train_vector_speed.py [--config configs/vs_random.yaml]
+    python benchmarks/train_vector_speed.py [--config configs/default.yaml]
         [--override env.features=[]] [--rollouts 2] [--rounds 3]
     python benchmarks/train_vector_speed.py --compare backend --config configs/default.yaml
 """
@@ -35,11 +35,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-RANDOM_ONLY = "opponents.weights={random: 1.0}"
 CASES = {  # --compare: {case: the overrides that make it}
     "vector": {
-        "native": [RANDOM_ONLY, "env.vector=native"],
-        "python": [RANDOM_ONLY, "env.vector=python"],
+        "native": ["env.vector=native"],
+        "python": ["env.vector=python"],
     },
     "backend": {
         "native": ["env.backend=native", "env.vector=python"],
@@ -81,7 +80,7 @@ def steps_per_s(model: Any, rollout: int, rollouts: int) -> float:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--compare", choices=sorted(CASES), default="vector")
-    p.add_argument("--config", default="configs/vs_random.yaml")
+    p.add_argument("--config", default="configs/default.yaml")
     p.add_argument("--override", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--rollouts", type=int, default=2, help="rollouts timed per case and round")
     p.add_argument("--rounds", type=int, default=3)
@@ -89,9 +88,8 @@ def main() -> None:
     cases = {}
     folder = tempfile.TemporaryDirectory(prefix="train_speed_")
     for case, overrides in CASES[args.compare].items():
-        snapshots = Path(folder.name, case) if args.compare == "backend" else None
-        if snapshots is not None:
-            snapshots.mkdir()
+        snapshots = Path(folder.name, case)
+        snapshots.mkdir()
         model, rollout = build(args.config, [*args.override, *overrides], snapshots)
         model.learn(rollout)  # warm-up: the first rollout pays for imports and workers
         cases[case] = (model, rollout)
