@@ -26,12 +26,18 @@ from perikles_env.training.train import train
 
 # Entry points whose cumulative time is the cost of one part of training: (part, file path
 # ending, function name). The parts under "env steps" are nested in it.
+# Python envs (env.vector: python) and the native vector env have their own entries; the
+# rows of the path not taken read 0.
 PARTS = (
     ("rollout collection (SB3)", "ppo_mask/ppo_mask.py", "collect_rollouts"),
-    ("  env steps (opponents, engine, observation)", "single_agent/env.py", "step"),
+    ("  policy forward passes (the learner)", "common/policies.py", "forward"),
+    ("  env steps, Python envs (opponents, engine, observation)", "single_agent/env.py", "step"),
     ("    heuristic opponents (all personalities)", "agents/heuristic/agent.py", "act_state"),
     ("    self-play snapshot opponents (network)", "agents/ppo.py", "act_state"),
     ("    learner observation (base + feature blocks)", "single_agent/env.py", "_observe"),
+    ("  env steps, native vector env (all of it)", "training/native_vec_env.py", "step_wait"),
+    ("    C++ steps (engine, native opponents, observation, features)", "vector/env.py", "step"),
+    ("    self-play snapshot opponents (batched network)", "agents/ppo.py", "act_batch"),
     ("PPO update (MaskablePPO.train)", "ppo_mask/ppo_mask.py", "train"),
 )
 
