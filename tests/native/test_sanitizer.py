@@ -53,6 +53,9 @@ def test_differential_suite_under_asan_and_ubsan(tmp_path: Path) -> None:
         "tests/native/test_native_determinize.py", "tests/native/test_native_queries.py",
         "tests/native/test_encoder.py", "tests/native/test_vector_env.py",
         "tests/native/test_backend_option.py", "tests/agents/test_game_for.py",
+        "tests/native/test_heuristic_identity.py", "tests/native/test_vector_league.py",
+        "tests/native/test_league_politics.py", "tests/native/test_league_war.py",
+        "tests/agents/test_heuristic.py",
     ]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-x", *suites],
