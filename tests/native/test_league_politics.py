@@ -34,6 +34,7 @@ from perikles_env.analysis.view import PlayerView
 from perikles_env.engine import GameConfig, Phase, new_game
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
+from perikles_env.engine.phases import BEFORE_ELECTIONS
 from tests.engine.builders import (
     clear_cubes,
     game_at_pick,
@@ -47,17 +48,8 @@ from tests.native.helpers import require_native, unvalidated_twin
 native = require_native()
 X = native.extension
 
-INFLUENCE_PHASES = (
-    Phase.SETUP_PLACE,
-    Phase.INFLUENCE_PICK,
-    Phase.ALKIBIADES_CUBE,
-    Phase.ALKIBIADES_DEST,
-    Phase.ANY_CITY,
-    Phase.CANDIDATE_TILE,
-    Phase.ASSASSIN_TILE,
-    Phase.POST_PICK_SPECIAL,
-    Phase.PROPOSE,
-)
+# The heuristic phases of this side: setup, the influence phase and proposals (B.1-B.5).
+INFLUENCE_PHASES = tuple(sorted(BEFORE_ELECTIONS))
 _draw = random.Random(2025)
 PERSONALITIES = (
     HeuristicParams(),
@@ -74,9 +66,7 @@ def params5(params: HeuristicParams) -> tuple[float, ...]:
 
 
 def same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
-    return a.dtype == b.dtype == np.float32 and np.array_equal(
-        a.view(np.uint32), b.view(np.uint32)
-    )
+    return a.dtype == b.dtype == np.float32 and np.array_equal(a.view(np.uint32), b.view(np.uint32))
 
 
 def compare_scores(game, params: HeuristicParams) -> list[float]:  # noqa: ANN001
@@ -86,7 +76,7 @@ def compare_scores(game, params: HeuristicParams) -> list[float]:  # noqa: ANN00
     cpp = X.heuristic_scores(game.core, player, params5(params))
     assert cpp == python, (
         f"{game.phase.name} p{player}: "
-        f"{[(a, x, y) for a, x, y in zip(legal, python, cpp) if x != y][:5]}"
+        f"{[(a, x, y) for a, x, y in zip(legal, python, cpp, strict=True) if x != y][:5]}"
     )
     return cpp
 
@@ -200,11 +190,15 @@ def test_alkibiades_pruned_search() -> None:
     cpp = twin(game)
     scores = compare_scores(cpp, PERSONALITIES[0])
     legal = cpp.legal_actions()
-    first = [s for a, s in zip(legal, scores) if A.ALKIBIADES_CUBE <= a < A.ALKIBIADES_DEST]
+    first = [
+        s for a, s in zip(legal, scores, strict=True) if A.ALKIBIADES_CUBE <= a < A.ALKIBIADES_DEST
+    ]
     assert len(first) > 15
     assert 5 <= sum(s != -1e6 for s in first) <= 8
     compare_features(cpp)
-    best = legal[max(range(len(legal)), key=lambda i: scores[i] if legal[i] != A.END_PICK else -1e9)]
+    best = legal[
+        max(range(len(legal)), key=lambda i: scores[i] if legal[i] != A.END_PICK else -1e9)
+    ]
     game.apply_action_checked(best)
     assert game.phase == Phase.ALKIBIADES_CUBE
     for params in PERSONALITIES:
