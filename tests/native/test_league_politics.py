@@ -34,6 +34,7 @@ from perikles_env.analysis.view import PlayerView
 from perikles_env.engine import GameConfig, Phase, new_game
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
+from perikles_env.engine.determinize import determinize
 from perikles_env.engine.phases import BEFORE_ELECTIONS
 from tests.engine.builders import (
     clear_cubes,
@@ -155,6 +156,36 @@ def test_scores_and_features_match_python_many_games() -> None:
     for phase in INFLUENCE_PHASES:
         assert tally.scores[phase.name] >= 150, (phase.name, tally.scores)
     assert tally.specials_chosen >= 100
+
+
+def test_hidden_information_changes_nothing() -> None:
+    """The C++ scores and feature rows read only what the player may know (section F):
+    resampling everything hidden from him (other specials, counter strengths, deck orders)
+    leaves them unchanged, bit for bit."""
+    compared = Counter()
+    for seed in range(12):
+        game = new_game(GameConfig(num_players=3 + seed % 3), seed=seed, backend="native")
+        rng = random.Random(seed)
+        while not game.is_terminal:
+            p = game.current
+            if game.phase in INFLUENCE_PHASES:
+                other = determinize(game, p, rng)
+                for params in (PERSONALITIES[0], PERSONALITIES[seed % len(PERSONALITIES)]):
+                    assert X.heuristic_scores(other.core, p, params5(params)) == (
+                        X.heuristic_scores(game.core, p, params5(params))
+                    )
+                blocks = [np.zeros(X.ACTION_FEATURES_SIZE, dtype=np.float32) for _ in range(2)]
+                for g, out in zip((game, other), blocks, strict=True):
+                    X.action_features(g.core, p, out)
+                assert same_bytes(*blocks)
+                compared[game.phase.name] += 1
+                hidden = ("special", "influence_deck", "loc_deck", "pool")
+                compared["hidden changed"] += any(
+                    list(getattr(game, f)) != list(getattr(other, f)) for f in hidden
+                )
+            game.apply_action(rng.choice(game.legal_actions()))
+    assert compared[Phase.INFLUENCE_PICK.name] >= 200 and len(compared) >= 8, compared
+    assert compared["hidden changed"] >= 500, compared
 
 
 # ---- hand-built states -------------------------------------------------------------------
