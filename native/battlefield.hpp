@@ -2,8 +2,9 @@
 // reference) with the exact combat odds it rests on (engine/combat.py, C.5-C.6) and the
 // battle-round queries it uses (engine/queries.py). Float for float as analysis.hpp says.
 //
-// The odds are computed, not cached: a location has at most two rounds and a round's
-// recursion a few dozen operations, so there is no shared table to guard between threads.
+// A dice round's odds depend only on its CRT column and starting tokens: they are computed
+// once when the library loads (read-only afterwards, so safe on any thread); a location's
+// odds chain at most two rounds.
 #pragma once
 
 #include "analysis.hpp"

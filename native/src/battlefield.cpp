@@ -45,8 +45,10 @@ int python_round(double x) { return static_cast<int>(std::nearbyint(x)); }  // h
 
 // ---- exact odds ----
 
-double round_win_probability(int attack, int defence, int att_tokens, int def_tokens) {
-  int column = crt_column(attack, defence);
+namespace {
+
+// round_win_probability's body: a round's odds depend on its CRT column only (C.5).
+double column_win_probability(int column, int att_tokens, int def_tokens) {
   double pa = two_d6_at_least(T.crt_att[column]) / 36.0;
   double pd = two_d6_at_least(T.crt_def[column]) / 36.0;
   RoundOdds o;
@@ -56,6 +58,27 @@ double round_win_probability(int attack, int defence, int att_tokens, int def_to
   o.both = pa * pd;
   o.neither = (1 - pa) * (1 - pd);
   return win(o, att_tokens, def_tokens);
+}
+
+// Every (column, starting tokens 0-1 each) computed once when the library loads, so the
+// hot loops look the odds up and no thread ever writes a shared table.
+struct ColumnTable {
+  double p[6][2][2];
+  ColumnTable() {
+    for (int c = 0; c < 6; ++c)
+      for (int ta = 0; ta < 2; ++ta)
+        for (int td = 0; td < 2; ++td) p[c][ta][td] = column_win_probability(c, ta, td);
+  }
+};
+const ColumnTable COLUMN_ODDS;
+
+}  // namespace
+
+double round_win_probability(int attack, int defence, int att_tokens, int def_tokens) {
+  int column = crt_column(attack, defence);
+  if (att_tokens <= 1 && def_tokens <= 1 && att_tokens >= 0 && def_tokens >= 0)
+    return COLUMN_ODDS.p[column][att_tokens][def_tokens];
+  return column_win_probability(column, att_tokens, def_tokens);
 }
 
 double battle_win_probability(const OddsRounds& rounds, int att_tokens, int def_tokens) {
