@@ -92,7 +92,8 @@ void actions_commit(const ai::View& v, const Actions& legal, float* out) {
   later = later < 1.0 ? later : 1.0;
   const ai::Params params;
   const ai::Battlefield bf(v, params);
-  bool have[SLOTS * 2] = {};
+  bool have[SLOTS * 2] = {}, known[SLOTS * 2][8] = {};
+  double memo[SLOTS * 2][8][3];
   ai::Reinforcement reinforce[SLOTS * 2];
   double before[SLOTS * 2][MAXP], after[MAXP], pair[MAXP];
   for (int a : legal) {
@@ -105,14 +106,23 @@ void actions_commit(const ai::View& v, const Actions& legal, float* out) {
         bf.values(slot, &reinforce[t], -1.0, before[t]);
         have[t] = true;
       }
-      ai::Battlefield trial = bf;
-      trial.place(me, klass, slot, side);
-      trial.values(slot, &reinforce[t], -1.0, after);
-      row[WAR] = static_cast<float>(bf.relative(after) - bf.relative(before[t]));
-      row[WAR_OWN] = static_cast<float>(after[me] - before[t][me]);
-      trial.place(me, klass, slot, side);
-      trial.values(slot, &reinforce[t], -1.0, pair);
-      row[WAR_PAIR] = static_cast<float>(bf.relative(pair) - bf.relative(before[t]));
+      // Counters of one (type, strength) shape give the same values: computed once.
+      int shape = class_type(klass) * 4 + class_strength(klass) - 1;
+      double* war = memo[t][shape];
+      if (!known[t][shape]) {
+        ai::Battlefield trial = bf;
+        trial.place(me, klass, slot, side);
+        trial.values(slot, &reinforce[t], -1.0, after);
+        war[0] = bf.relative(after) - bf.relative(before[t]);
+        war[1] = after[me] - before[t][me];
+        trial.place(me, klass, slot, side);
+        trial.values(slot, &reinforce[t], -1.0, pair);
+        war[2] = bf.relative(pair) - bf.relative(before[t]);
+        known[t][shape] = true;
+      }
+      row[WAR] = static_cast<float>(war[0]);
+      row[WAR_OWN] = static_cast<float>(war[1]);
+      row[WAR_PAIR] = static_cast<float>(war[2]);
       row[COST] = static_cast<float>(class_strength(klass));
       row[COST_KEPT] = static_cast<float>(class_strength(klass) * later);
       int status = g.target_status(me, class_city(klass), slot, side);
