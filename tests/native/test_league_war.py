@@ -30,14 +30,8 @@ from .helpers import require_native, unvalidated_twin
 native = require_native()
 ext = native.extension
 
-WAR_PHASES = (
-    Phase.SPARTA_CHOICE,
-    Phase.DEAD_POOL,
-    Phase.COMMIT,
-    Phase.PERMISSION,
-    Phase.BATTLE_SPECIAL,
-    Phase.CASUALTY,
-)
+# Phases 5 and 6 (B.7, C): Sparta's choice to casualties, in the order Phase numbers them.
+WAR_PHASES = tuple(p for p in Phase if Phase.SPARTA_CHOICE <= p < Phase.GAME_OVER)
 PERSONALITIES = (
     HeuristicParams(),
     HeuristicParams(aggression=1.5, caution=0.2),
