@@ -86,7 +86,8 @@ def test_proposes_the_weakest_rival_against_itself(engine: str) -> None:
         g.cubes[city * 5 + q] = m
     g.cubes[D.ATHENS * 5 + 1] = 2  # somewhere else to propose, but less interesting
     g.cand[city * 2] = 0  # player 0 is alpha in Corinth
-    g.supply = [30 - sum(g.cubes[c * 5 + q] for c in range(6)) - (q == 0) for q in range(5)]
+    g.supply = [30 - sum(g.cubes[c * 5 + q] for c in range(6)) - (q == 0) for q in range(4)]
+    g.supply.append(0)  # no fifth seat
     g.phase = Phase.PROPOSE
     g.current = 0
     legal = g.legal_actions()

@@ -38,7 +38,7 @@ except ImportError:  # the core is not built: every game is a Python game
 
 # On a game of the C++ core the C++ heuristic decides (the same choices, tests/native/
 # test_heuristic_identity.py); False plays this Python reference there too (benchmarks).
-NATIVE_HEURISTIC = False
+NATIVE_HEURISTIC = True
 
 # Minimum gain (VP) before an influence special is spent, by turn: a tile kept has option value.
 SPECIAL_HOLD = {1: 3.0, 2: 2.0, 3: 0.3}
