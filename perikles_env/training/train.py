@@ -84,6 +84,7 @@ def make_vec_env(config: TrainConfig, opponents: Any) -> Any:
             reward=config.reward_config(),
             max_decisions=e.max_decisions,
             features=e.features,
+            opponents=opponents,
         )
         return VecMonitor(native)
     kwargs = {**env_kwargs(config), "opponents": opponents}

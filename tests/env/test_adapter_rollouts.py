@@ -21,8 +21,8 @@ BACKENDS = ["python", pytest.param("native", marks=pytest.mark.skipif(
 
 AEC = {"win": "3b4a81e7b0b52b42", "rank": "2da87febd35eed2d", "vp": "4997cfd1fd47793d",
        "penalize": "487c12a110b01821"}
-SINGLE_AGENT = {"win_random": "21f04f4cbe442ccf", "mixed": "1d5f56f289632ead",
-                "seatless": "af67b119e10ae17b"}
+SINGLE_AGENT = {"win_random": "21f04f4cbe442ccf", "mixed": "e3d3d6bd713780b8",
+                "seatless": "fcfbbb39799d1043"}
 NATIVE_VEC = {"shaped": "eeb207b6dadd9c33", "win": "4f3ed0e96391f071",
               "cut": "4a92ee955c852c38"}
 RLLIB = {"all": "8b8407a34c655af9", "opp": "7ca12cef4a0c3d7e", "cut": "49e194b01a0ff118"}
