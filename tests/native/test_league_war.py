@@ -23,6 +23,7 @@ from perikles_env.analysis.view import PlayerView
 from perikles_env.engine import GameConfig, new_game
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
+from perikles_env.engine.determinize import determinize
 from perikles_env.engine.phases import Phase
 from perikles_env.engine.queries import NEEDS_PERMISSION
 
@@ -317,3 +318,38 @@ def test_permission_scores(attacked: bool) -> None:
     scores = _compare(py)
     legal = py.legal_actions()
     assert scores[legal.index(A.GRANT)] == (1.0 if attacked else 0.0)
+
+
+def test_hidden_state_never_read() -> None:
+    """Resampling what a player cannot see (other players' tiles and face-down strengths,
+    the decks; docs/rules.md F) changes none of his scores or feature rows."""
+    changed = compared = 0
+    b1 = np.empty(ext.BATTLE_FEATURES_SIZE, dtype=np.float32)
+    b2 = np.empty_like(b1)
+    a1 = np.empty(ext.ACTION_FEATURES_SIZE, dtype=np.float32)
+    a2 = np.empty_like(a1)
+    for n in (3, 4, 5):
+        for seed in range(3):
+            game = new_game(GameConfig(num_players=n), seed=seed, backend="native")
+            rng = random.Random(seed)
+            while not game.is_terminal:
+                legal = game.legal_actions()
+                p = game.current
+                if game.phase in WAR_PHASES and rng.random() < 0.5:
+                    other = determinize(game, p, rng.getrandbits(64))
+                    changed += other.to_dict()["at"] != game.to_dict()["at"]
+                    for params in PERSONALITIES:
+                        want = ext.heuristic_scores(game.core, p, _tuple(params))
+                        assert ext.heuristic_scores(other.core, p, _tuple(params)) == want
+                    if game.phase == Phase.COMMIT:
+                        ext.action_features(game.core, p, a1)
+                        ext.action_features(other.core, p, a2)
+                        assert _same_bits(a1, a2)
+                    seat = rng.randrange(n)
+                    other = determinize(game, seat, rng.getrandbits(64))
+                    ext.battle_features(game.core, seat, b1)
+                    ext.battle_features(other.core, seat, b2)
+                    assert _same_bits(b1, b2)
+                    compared += 1
+                game.apply_action(legal[rng.randrange(len(legal))])
+    assert compared >= 300 and changed >= 100, (compared, changed)
