@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
 from perikles_env.agents.heuristic.agent import score_actions
+from perikles_env.agents.tiebreak import tie_break
 from perikles_env.analysis.action_features import _POLITICAL_PHASES, action_features
 from perikles_env.analysis.battle_features import battle_features
 from perikles_env.analysis.params import HeuristicParams
@@ -22,6 +23,7 @@ from perikles_env.analysis.view import PlayerView
 from perikles_env.engine import GameConfig, new_game
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
+from perikles_env.engine.determinize import determinize
 from perikles_env.engine.phases import Phase
 from perikles_env.engine.queries import NEEDS_PERMISSION
 
@@ -43,6 +45,10 @@ PERSONALITIES = (
 )
 
 
+# (Python game, its C++ twin) -> the default heuristic's scores, or None
+Visit = Callable[[Any, Any], "list[float] | None"]
+
+
 def _tuple(params: HeuristicParams) -> tuple[float, ...]:
     return tuple(getattr(params, k) for k in HeuristicParams.names())
 
@@ -59,6 +65,10 @@ def check_scores(py: Any, cpp: Any, personalities: tuple[HeuristicParams, ...]) 
         want = score_actions(params, PlayerView(py, p), legal)
         got = ext.heuristic_scores(cpp.core, p, _tuple(params))
         assert got == want, f"{py.phase.name} {params}: {legal} C++ {got} != Python {want}"
+        if len(legal) > 1:  # the same action under the tie-breaking contract
+            seed = (py.turn * 1_000_003 + sum(legal) * 7_919 + p) * 0x9E3779B97F4A7C15 % 2**64
+            chosen = ext.heuristic_decide(cpp.core, p, _tuple(params), seed)
+            assert chosen == legal[tie_break(want, seed, params.noise)]
         first = first or want
     return first
 
@@ -81,10 +91,10 @@ def check_action_features(py: Any, cpp: Any) -> None:
         )
 
 
-def play(n: int, seed: int, heuristic_share: float) -> Iterator[tuple[Any, Any]]:
-    """Twin games (Python, C++) at every decision and once over; political decisions are
-    random, war decisions the default heuristic's (sent back as its scores) with
-    probability ``heuristic_share``."""
+def play(n: int, seed: int, heuristic_share: float, visit: Visit) -> None:
+    """Twin games (Python, C++) shown to ``visit`` at every decision and once over. Political
+    decisions are random; where ``visit`` returns the default heuristic's scores, its best
+    action is played with probability ``heuristic_share``."""
     config = GameConfig(num_players=n)
     py = new_game(config, seed=seed, backend="python")
     cpp = new_game(config, seed=seed, backend="native")
@@ -92,12 +102,12 @@ def play(n: int, seed: int, heuristic_share: float) -> Iterator[tuple[Any, Any]]
     while not py.is_terminal:
         legal = py.legal_actions()
         action = legal[rng.randrange(len(legal))]
-        scores = yield py, cpp
+        scores = visit(py, cpp)
         if scores and rng.random() < heuristic_share:
             action = legal[max(range(len(legal)), key=lambda i: scores[i])]
         py.apply_action(action)
         cpp.apply_action(action)
-    yield py, cpp
+    visit(py, cpp)
 
 
 def note(counts: Counter[str], py: Any, scores: list[float]) -> None:
@@ -138,50 +148,50 @@ def _place_args(a: int) -> tuple[int, int, int]:
 
 
 def run_games(
-    players: tuple[int, ...], seeds: range, personalities: tuple[HeuristicParams, ...],
+    players: tuple[int, ...],
+    seeds: range,
+    personalities: tuple[HeuristicParams, ...],
     features_every: int,
 ) -> Counter[str]:
     """Every war decision's scores and every ``features_every``-th decision's feature blocks
     (battle features in all phases, action features outside the political ones)."""
     counts: Counter[str] = Counter()
-    step = 0
+
+    def visit(py: Any, cpp: Any) -> list[float] | None:
+        counts["decisions"] += 1
+        if py.is_terminal:
+            check_battle_features(py, cpp)
+            counts["game_over"] += 1
+            return None
+        scores = None
+        if py.phase in WAR_PHASES:
+            scores = check_scores(py, cpp, personalities)
+            note(counts, py, scores)
+        if counts["decisions"] % features_every == 0:
+            check_battle_features(py, cpp)
+            if py.phase not in _POLITICAL_PHASES:
+                check_action_features(py, cpp)
+            counts[f"features_{py.phase.name}"] += 1
+        return scores
+
     for n in players:
         for seed in seeds:
-            games = play(n, seed, heuristic_share=(0.3, 0.6, 0.9)[seed % 3])
-            scores = None
-            for py, cpp in _driven(games, lambda: scores):
-                scores = None
-                step += 1
-                if py.is_terminal:
-                    check_battle_features(py, cpp)
-                    counts["game_over"] += 1
-                    continue
-                if py.phase in WAR_PHASES:
-                    scores = check_scores(py, cpp, personalities)
-                    note(counts, py, scores)
-                if step % features_every == 0:
-                    check_battle_features(py, cpp)
-                    if py.phase not in _POLITICAL_PHASES:
-                        check_action_features(py, cpp)
-                    counts[f"features_{py.phase.name}"] += 1
+            play(n, seed, (0.3, 0.6, 0.9)[seed % 3], visit)
     return counts
-
-
-def _driven(games: Any, reply: Any) -> Iterator[tuple[Any, Any]]:
-    """Iterate a ``play`` generator, sending back ``reply()`` after each state."""
-    try:
-        state = next(games)
-        while True:
-            yield state
-            state = games.send(reply())
-    except StopIteration:
-        return
 
 
 WAR_COVERAGE = ("SPARTA_CHOICE", "DEAD_POOL", "BATTLE_SPECIAL", "CASUALTY", "PERMISSION")
 BRANCHES = (
-    "spend_cube", "slave_revolt_pool", "slave_revolt_slot", "needs_permission", "room_2",
-    "battle_token", "battle_double", "battle_after_play", "grant", "deny",
+    "spend_cube",
+    "slave_revolt_pool",
+    "slave_revolt_slot",
+    "needs_permission",
+    "room_2",
+    "battle_token",
+    "battle_double",
+    "battle_after_play",
+    "grant",
+    "deny",
 )
 
 
@@ -308,3 +318,38 @@ def test_permission_scores(attacked: bool) -> None:
     scores = _compare(py)
     legal = py.legal_actions()
     assert scores[legal.index(A.GRANT)] == (1.0 if attacked else 0.0)
+
+
+def test_hidden_state_never_read() -> None:
+    """Resampling what a player cannot see (other players' tiles and face-down strengths,
+    the decks; docs/rules.md F) changes none of his scores or feature rows."""
+    changed = compared = 0
+    b1 = np.empty(ext.BATTLE_FEATURES_SIZE, dtype=np.float32)
+    b2 = np.empty_like(b1)
+    a1 = np.empty(ext.ACTION_FEATURES_SIZE, dtype=np.float32)
+    a2 = np.empty_like(a1)
+    for n in (3, 4, 5):
+        for seed in range(3):
+            game = new_game(GameConfig(num_players=n), seed=seed, backend="native")
+            rng = random.Random(seed)
+            while not game.is_terminal:
+                legal = game.legal_actions()
+                p = game.current
+                if game.phase in WAR_PHASES and rng.random() < 0.5:
+                    other = determinize(game, p, rng.getrandbits(64))
+                    changed += other.to_dict()["at"] != game.to_dict()["at"]
+                    for params in PERSONALITIES:
+                        want = ext.heuristic_scores(game.core, p, _tuple(params))
+                        assert ext.heuristic_scores(other.core, p, _tuple(params)) == want
+                    if game.phase == Phase.COMMIT:
+                        ext.action_features(game.core, p, a1)
+                        ext.action_features(other.core, p, a2)
+                        assert _same_bits(a1, a2)
+                    seat = rng.randrange(n)
+                    other = determinize(game, seat, rng.getrandbits(64))
+                    ext.battle_features(game.core, seat, b1)
+                    ext.battle_features(other.core, seat, b2)
+                    assert _same_bits(b1, b2)
+                    compared += 1
+                game.apply_action(legal[rng.randrange(len(legal))])
+    assert compared >= 300 and changed >= 100, (compared, changed)
