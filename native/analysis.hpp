@@ -7,7 +7,8 @@
 // Every function is a port of the Python reference, float for float: the same double
 // operations in the same order (the build uses neither fast-math nor FMA contraction), Python's
 // round-half-even as std::nearbyint, ties in max() resolved as Python's (the first maximum).
-// tests/native/test_heuristic_*.py prove the scores identical.
+// tests/native/test_league_politics.py, test_league_war.py and test_heuristic_identity.py
+// prove the scores identical.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
 // The feature blocks of learned policies in C++ (perikles_env/analysis/battle_features.py and
 // action_features.py, the readable reference), written into the caller's float32 buffers and
-// byte-identical to the Python blocks (tests/native/test_features_native.py).
+// byte-identical to the Python blocks (tests/native/test_league_politics.py,
+// test_league_war.py, test_vector_league.py).
 //
 //   src/features.cpp           action_features: the dispatch, scaling and clipping
 //   src/features_battle.cpp    battle_features; the commit rows of action_features

@@ -28,7 +28,7 @@ void actions(const Game& g, int player, float* out) {
     default:
       break;
   }
-  for (int a = 0; a < NUM_ACTIONS; ++a) {
+  for (int a : legal) {  // every other row is zero
     float* row = out + a * ACTION_PER;
     for (int c = 0; c < PERMISSION; ++c) row[c] /= 7.0f;  // the VP columns
     for (int c = 0; c < ACTION_PER; ++c) row[c] = std::clamp(row[c], -1.0f, 1.0f);
