@@ -24,9 +24,7 @@ ppo_file = pytest.importorskip("perikles_env.agents.ppo_file")
 def train_tiny(path: Path, features: tuple[str, ...] = ()) -> Path:
     """A MaskablePPO trained for a handful of steps on the single-agent env, saved in the
     project's model format."""
-    env = single_agent.PeriklesSingleAgentEnv(
-        num_players=3, opponents="random", features=features
-    )
+    env = single_agent.PeriklesSingleAgentEnv(num_players=3, opponents="random", features=features)
     model = sb3_contrib.MaskablePPO(
         "MlpPolicy",
         env,
@@ -78,14 +76,23 @@ def test_saved_file_restores_the_exact_network(tmp_path: Path) -> None:
     import torch
 
     env = single_agent.PeriklesSingleAgentEnv(num_players=4, opponents="random")
-    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=1,
-                                    policy_kwargs={"net_arch": [24, 8]}, device="cpu")
+    model = sb3_contrib.MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=32,
+        batch_size=32,
+        seed=1,
+        policy_kwargs={"net_arch": [24, 8]},
+        device="cpu",
+    )
     model.learn(total_timesteps=32)
     path = ppo_file.save_model(tmp_path / "m.zip", model.policy, (), model.num_timesteps)
     policy, loaded = ppo_file.load_policy(path)
     assert loaded.meta["num_timesteps"] == 32
     assert loaded.meta["policy"] == {
-        "class": "MaskableActorCriticPolicy", "net_arch": [24, 8], "activation": "tanh"
+        "class": "MaskableActorCriticPolicy",
+        "net_arch": [24, 8],
+        "activation": "tanh",
     }
     for name, tensor in model.policy.state_dict().items():
         assert torch.equal(policy.state_dict()[name], tensor), name
@@ -226,8 +233,10 @@ def test_model_for_another_observation_layout_fails_clearly(
     ):
         path = tmp_path / "other.zip"
         with zipfile.ZipFile(path, "w") as z:
-            z.writestr(ppo_file.META, json.dumps({**meta, "observation": {
-                **meta["observation"], **change}}))
+            z.writestr(
+                ppo_file.META,
+                json.dumps({**meta, "observation": {**meta["observation"], **change}}),
+            )
             z.writestr(ppo_file.POLICY, weights)
         with pytest.raises(ppo_file.ModelFileError, match=message):
             make_agent(f"ppo:{path}")
@@ -277,3 +286,29 @@ def test_ppo_agent_reads_the_live_game_alike_on_both_engines(tmp_path: Path) -> 
         decisions[backend] = chosen
     assert len(decisions["python"]) > 100
     assert all(d == decisions["python"] for d in decisions.values())
+
+
+def test_act_batch_answers_every_row_within_its_mask(tiny_model: Path) -> None:
+    """One forward pass for many games (the vector env's Python controllers): the
+    deterministic batch equals ``act`` row by row; sampled picks stay legal and follow
+    the policy; a row without a legal action is refused."""
+    env = single_agent.PeriklesSingleAgentEnv(num_players=3, opponents="random")
+    rows, masks = [], []
+    for seed in range(6):
+        obs, _ = env.reset(seed=seed)
+        rows.append(obs)
+        masks.append(env.action_masks())
+    obs, mask = np.stack(rows), np.stack(masks)
+    greedy = make_agent(f"ppo:{tiny_model}")
+    batch = greedy.act_batch(obs, mask, np.random.default_rng(0))
+    assert batch.dtype == np.int32 and batch.shape == (6,)
+    rng = np.random.default_rng(0)
+    assert batch.tolist() == [greedy.act(o, m, rng) for o, m in zip(obs, mask, strict=True)]
+    sampled = make_agent(f"ppo:{tiny_model},deterministic=false")
+    picks = np.stack([sampled.act_batch(obs, mask, np.random.default_rng(i)) for i in range(40)])
+    assert all(mask[r, a] for row in picks for r, a in enumerate(row))
+    assert len({tuple(p) for p in picks}) > 1  # it samples
+    empty = mask.copy()
+    empty[2] = False
+    with pytest.raises(AgentError, match="non-empty action mask"):
+        sampled.act_batch(obs, empty, rng)

@@ -297,3 +297,45 @@ def test_the_trainer_runs_on_it_end_to_end(tmp_path, capsys) -> None:
     last = summary["rollouts"][-1]
     assert last["learner_steps_per_s"] > 0 and "rollout_win_rate_vs_random" in last
     assert summary["final_eval"][0]["illegal_actions"] == 0
+
+
+def test_snapshots_are_python_controllers_answered_in_one_batch(tmp_path, monkeypatch) -> None:
+    """Self-play snapshots (``ppo:`` specs) sit at the native env's Python controllers: the
+    games waiting for one network are answered by one ``act_batch`` call per round, the
+    learner's rows never reach it, a game keeps its players while the pool changes, and
+    the episode infos name the snapshot."""
+    from sb3_contrib import MaskablePPO
+
+    from perikles_env.agents.ppo import PPOAgent
+    from perikles_env.agents.ppo_file import save_model
+
+    env = NativeVecEnv(6, 4, None, REWARD, seed=2, opponents={"heuristic": 1.0})
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=8, batch_size=8, seed=0, policy_kwargs={"net_arch": [8]}
+    )
+    path = tmp_path / "snap.zip"
+    save_model(path, model.policy, (), 0)
+    spec = f"ppo:{path},deterministic=false"
+    calls: list[int] = []
+    real = PPOAgent.act_batch
+
+    def counted(self, observations, masks, rng):  # noqa: ANN001
+        calls.append(len(observations))
+        return real(self, observations, masks, rng)
+
+    monkeypatch.setattr(PPOAgent, "act_batch", counted)
+    env.set_opponents({"heuristic": 0.5, spec: 0.5})
+    env.reset()
+    seen_snapshot = False
+    for _ in range(400):
+        masks = env.action_masks()
+        env.step_async(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+        _, _, dones, infos = env.step_wait()
+        assert (env._state.controller == 0).all()  # every row is the learner's again
+        for i in np.flatnonzero(dones):
+            seen_snapshot |= spec in infos[i]["opponents"]
+        if seen_snapshot and calls:
+            break
+    assert calls and max(calls) > 1 and seen_snapshot  # batched, and it played
+    with pytest.raises(InvalidConfigError, match="first pool"):
+        env.set_opponents({"random": 1.0})
