@@ -257,7 +257,8 @@ int64_t run_game(int n, uint64_t seed) {
   return decisions;
 }
 
-// The vector env with 1 and 2 threads: the same rows, and every game a valid state.
+// The vector env's league with 1 and 2 threads: the same rows (feature blocks included), and
+// every game a valid state after the native players' moves.
 void run_vector_env(Totals& totals) {
   constexpr int N = 6, STEPS = 400;
   struct Rows {
@@ -285,9 +286,13 @@ void run_vector_env(Totals& totals) {
   try {
     uint64_t seeds[N];
     for (int i = 0; i < N; ++i) seeds[i] = 1000 + i;
-    std::vector<pk::Opponent> league = {{pk::Opponent::RANDOM, {}}};
-    pk::VectorEnv one(N, {3, 4, 5}, false, {}, league, {1.0}, 0.0, -1, 1, 400);
-    pk::VectorEnv two(N, {3, 4, 5}, false, {}, league, {1.0}, 0.0, -1, 2, 400);
+    // The league: random, the default heuristic and a noisy warlike one, the feature blocks.
+    std::vector<pk::Opponent> league = {{pk::Opponent::RANDOM, {}},
+                                        {pk::Opponent::HEURISTIC, {}},
+                                        {pk::Opponent::HEURISTIC, {1.5, 1.0, 0.6, 0.2, 0.3}}};
+    std::vector<int> features = {pk::FEATURE_BATTLE, pk::FEATURE_ACTIONS};
+    pk::VectorEnv one(N, {3, 4, 5}, false, features, league, {1.0, 2.0, 1.0}, 0.2, -1, 1, 400);
+    pk::VectorEnv two(N, {3, 4, 5}, false, features, league, {1.0, 2.0, 1.0}, 0.2, -1, 2, 400);
     Rows a, b;
     pk::VecBuffers ba = a.buffers(one.obs_size()), bb = b.buffers(two.obs_size());
     one.reset(seeds, ba);
