@@ -95,14 +95,16 @@ def main() -> None:
     print_ratios(measure(cases, args.seconds, args.rounds), "environment", 18)
 
 
-def print_ratios(rates: dict[str, list[float]], label: str, width: int) -> None:
-    """One row per case: median decisions/s and the median ratio to connect_four_v3 over
-    the interleaved slices (each slice's ratio uses the same moment's connect-four rate)."""
-    base = rates["connect_four_v3"]
-    print(f"{label:{width}} {'decisions/s':>12} {'vs connect_four':>16}")
+def print_ratios(
+    rates: dict[str, list[float]], label: str, width: int, base_case: str = "connect_four_v3"
+) -> None:
+    """One row per case: median decisions/s and the median ratio to ``base_case`` over
+    the interleaved slices (each slice's ratio uses the same moment's base rate)."""
+    base = rates[base_case]
+    print(f"{label:{width}} {'decisions/s':>12} {'vs ' + base_case:>24}")
     for name, slices in rates.items():
         ratio = statistics.median(r / b for r, b in zip(slices, base, strict=True))
-        print(f"{name:{width}} {statistics.median(slices):12,.0f} {ratio:15.2f}x")
+        print(f"{name:{width}} {statistics.median(slices):12,.0f} {ratio:23.2f}x")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ Usage: ``python benchmarks/league_speed.py [--seconds 20] [--rounds 5] [--num-en
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -102,11 +101,8 @@ def main() -> None:
         for name, runner in runners.items():
             rates[name].append(runner.run(args.seconds / args.rounds))
     print_ratios(rates, "learner decisions vs 3 heuristic players", 42)
-    base = rates["single-agent python"]
-    print(f"\n{'case':42} {'vs single-agent python':>22}")
-    for name, slices in rates.items():
-        ratio = statistics.median(r / b for r, b in zip(slices, base, strict=True))
-        print(f"{name:42} {ratio:21.1f}x")
+    print()
+    print_ratios(rates, "learner decisions vs 3 heuristic players", 42, "single-agent python")
 
 
 if __name__ == "__main__":
