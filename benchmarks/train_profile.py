@@ -30,7 +30,7 @@ from perikles_env.training.train import train
 # rows of the path not taken read 0.
 PARTS = (
     ("rollout collection (SB3)", "ppo_mask/ppo_mask.py", "collect_rollouts"),
-    ("  policy forward passes (the learner)", "common/policies.py", "forward"),
+    ("  policy forward passes (the learner)", "agents/ppo_policy.py", "forward"),
     ("  env steps, Python envs (opponents, engine, observation)", "single_agent/env.py", "step"),
     ("    heuristic opponents (all personalities)", "agents/heuristic/agent.py", "act_state"),
     ("    self-play snapshot opponents (network)", "agents/ppo.py", "act_state"),
