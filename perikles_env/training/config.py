@@ -25,10 +25,10 @@ from perikles_env.single_agent import RewardConfig
 from .run_folder import folder_path, plain_folder_name
 from .schema import Config, FieldError, Schema, apply_overrides, build, floats_in_yaml, read_yaml
 from .schema import parse_override as parse_override
+from .self_keys import SELF_KEYS as SELF_KEYS
+from .self_keys import SELF_LATEST as SELF_LATEST
+from .self_keys import SELF_PAST as SELF_PAST
 
-SELF_LATEST = "self_latest"
-SELF_PAST = "self_past"
-SELF_KEYS = (SELF_LATEST, SELF_PAST)
 # ppo.action_head -> the policy class (an allowed name of perikles_env.agents.ppo_policy)
 ACTION_HEADS = {
     "flat": "MaskableActorCriticPolicy",

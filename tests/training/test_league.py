@@ -23,8 +23,30 @@ CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 LEAGUE, SMOKE = CONFIGS / "default.yaml", CONFIGS / "heuristic_league_smoke.yaml"
 
 
-def test_league_mixes_personalities_snapshots_and_a_little_random() -> None:
+def test_league_mixes_personalities_and_a_little_random() -> None:
+    """The default league: the heuristic in four personalities and a few random players,
+    all native (no snapshots: measured worse for this budget, docs/results.md)."""
     config = load_config(LEAGUE)
+    pool = SelfPlayPool(config.opponents).pool()
+    shares = dict(zip(pool.specs, pool.probabilities, strict=True))
+    assert shares == pytest.approx(
+        {
+            "heuristic": 0.4 / 0.9,
+            "heuristic:aggression=1.5,caution=0.2": 0.15 / 0.9,
+            "heuristic:politics=1.8,aggression=0.2": 0.15 / 0.9,
+            "heuristic:spite=1.5": 0.15 / 0.9,
+            "random": 0.05 / 0.9,
+        }
+    )
+
+
+def test_league_with_snapshots_mixes_them_in() -> None:
+    weights = (
+        "opponents.weights={heuristic: 0.35, 'heuristic:aggression=1.5,caution=0.2': 0.1, "
+        "'heuristic:politics=1.8,aggression=0.2': 0.1, 'heuristic:spite=1.5': 0.1, "
+        "random: 0.1, self_latest: 0.15, self_past: 0.1}"
+    )
+    config = load_config(LEAGUE, [weights])
     pool = SelfPlayPool(config.opponents)
     start = dict(zip(pool.pool().specs, pool.pool().probabilities, strict=True))
     # no snapshot yet: the self entries have no weight, the fixed ones are renormalised
@@ -43,7 +65,7 @@ def test_league_mixes_personalities_snapshots_and_a_little_random() -> None:
     shares = dict(zip(league.specs, league.probabilities, strict=True))
     latest = "ppo:runs/x/snapshots/s3.zip,deterministic=false"
     assert shares[latest] == pytest.approx(0.15)
-    assert shares["ppo:runs/x/snapshots/s1.zip,deterministic=false"] == pytest.approx(0.05)
+    assert shares["ppo:runs/x/snapshots/s2.zip,deterministic=false"] == pytest.approx(0.1)
     assert shares["random"] == pytest.approx(0.1)
     personalities = [s for s in shares if s.startswith("heuristic")]
     assert sum(shares[s] for s in personalities) == pytest.approx(0.65)
