@@ -96,7 +96,7 @@ def bad_request(i: int, url: str, token: str, s: dict, rnd: random.Random):
          json_headers),
         ("POST", f"{url}/api/seat/{rnd.randbytes(12).hex()}/act",
          json.dumps({"action": s["moves"][0]["action"], "step": s["step"]}), json_headers),
-        ("GET", f"{url}/api/seat/{token[:-1]}x", None, {}),
+        ("GET", f"{url}/api/seat/{token[:-1]}{'y' if token.endswith('x') else 'x'}", None, {}),
         ("POST", act, json.dumps({"action": "import os", "step": s["step"]}), json_headers),
         ("POST", act, json.dumps({"action": s["moves"][0]["action"], "step": s["step"]}),
          {"Content-Type": "text/plain"}),
