@@ -87,8 +87,10 @@ class TorchMLP:
         self.torch = torch
         self.num_players = num_players
         self.body = torch.nn.Sequential(
-            torch.nn.Linear(obs_size, hidden), torch.nn.ReLU(),
-            torch.nn.Linear(hidden, hidden), torch.nn.ReLU(),
+            torch.nn.Linear(obs_size, hidden),
+            torch.nn.ReLU(),
+            torch.nn.Linear(hidden, hidden),
+            torch.nn.ReLU(),
         )
         self.policy = torch.nn.Linear(hidden, NUM_ACTIONS)
         self.value = torch.nn.Linear(hidden, num_players)
@@ -100,7 +102,9 @@ class TorchMLP:
             return self.policy(h).numpy(), values.numpy()
 
 
-def measure(evaluator: Any, states: list[Game], sims: int, batch: int, parallel: bool) -> tuple[float, float]:
+def measure(
+    evaluator: Any, states: list[Game], sims: int, batch: int, parallel: bool
+) -> tuple[float, float]:
     """(simulations per CPU second, evaluator share of the time) over every state."""
     timed = Timed(evaluator)
     params = SearchParams(sims=sims, batch=batch, leaves_per_search=1 if parallel else batch)
@@ -117,7 +121,9 @@ def measure(evaluator: Any, states: list[Game], sims: int, batch: int, parallel:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sims", type=int, default=64)
     parser.add_argument("--states", type=int, default=64)
     parser.add_argument("--hidden", type=int, default=256)
@@ -132,8 +138,10 @@ def main() -> None:
         evaluators[f"torch MLP {args.hidden}x2"] = TorchMLP(obs_size, args.hidden)
     except ImportError:
         print("(torch not installed: the MLP rows are skipped)")
-    print(f"# {len(states)} turn-2 states, {PLAYERS} players, sims={args.sims}; "
-          f"{platform.processor() or platform.machine()}, Python {platform.python_version()}")
+    print(
+        f"# {len(states)} turn-2 states, {PLAYERS} players, sims={args.sims}; "
+        f"{platform.processor() or platform.machine()}, Python {platform.python_version()}"
+    )
     print("| evaluator | batch | filled by | sims/s | eval % |")
     print("|---|---:|---|---:|---:|")
     for name, evaluator in evaluators.items():

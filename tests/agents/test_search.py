@@ -97,7 +97,9 @@ def test_gumbel_targets_of_a_hand_built_tree() -> None:
     root_logits[legal] = rng.normal(size=len(legal))
     root_values = [0.4, 0.3, 0.2, 0.1]
     leaf_values = [list(rng.dirichlet(np.ones(n))) for _ in range(3)]
-    outputs = [(root_logits, root_values)] + [(np.zeros(NUM_ACTIONS, np.float32), v) for v in leaf_values]
+    outputs = [(root_logits, root_values)] + [
+        (np.zeros(NUM_ACTIONS, np.float32), v) for v in leaf_values
+    ]
     ev = Scripted(n, outputs)
     params = SearchParams(sims=3, gumbel_m=3, gumbel_scale=0.0, batch=1)
     r = Search(ev, params).run([g], [player], [0])[0]
@@ -241,8 +243,17 @@ def test_a_forced_root_needs_no_evaluation() -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{"sims": -1}, {"sims": 1.5}, {"batch": 0}, {"seconds": -1.0}, {"c_puct": math.inf},
-     {"fpu": math.nan}, {"gumbel_m": True}, {"leaves_per_search": 0}, {"bogus": 1}],
+    [
+        {"sims": -1},
+        {"sims": 1.5},
+        {"batch": 0},
+        {"seconds": -1.0},
+        {"c_puct": math.inf},
+        {"fpu": math.nan},
+        {"gumbel_m": True},
+        {"leaves_per_search": 0},
+        {"bogus": 1},
+    ],
 )
 def test_bad_params_are_refused(options) -> None:
     with pytest.raises(InvalidConfigError):

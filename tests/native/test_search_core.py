@@ -16,8 +16,16 @@ X = native.extension
 from perikles_env.engine import NUM_ACTIONS, GameConfig, new_game  # noqa: E402
 from perikles_env.vector.encoder import encode_with_features  # noqa: E402
 
-PARAMS = dict(sims=8, c_puct=1.25, fpu=0.2, gumbel_m=4, gumbel_scale=1.0, c_visit=50.0,
-              c_scale=0.1, leaves_per_search=1)
+PARAMS = dict(
+    sims=8,
+    c_puct=1.25,
+    fpu=0.2,
+    gumbel_m=4,
+    gumbel_scale=1.0,
+    c_visit=50.0,
+    c_scale=0.1,
+    leaves_per_search=1,
+)
 
 
 def puct_reference(prior, visits, value_sum, parent_q, c, fpu):
@@ -191,9 +199,14 @@ def test_bad_buffers_are_refused_and_change_nothing() -> None:
         s.feed(bad, values)
     with pytest.raises(ValueError, match="one column per player"):
         s.feed(logits, np.zeros((1, 3), np.float32))
-    results = [np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros((1, NUM_ACTIONS), np.float32),
-               np.zeros((1, NUM_ACTIONS), np.int32), np.zeros((1, NUM_ACTIONS), np.float32),
-               np.zeros((1, 5), np.float32)]
+    results = [
+        np.zeros(1, np.int32),
+        np.zeros(1, np.int32),
+        np.zeros((1, NUM_ACTIONS), np.float32),
+        np.zeros((1, NUM_ACTIONS), np.int32),
+        np.zeros((1, NUM_ACTIONS), np.float32),
+        np.zeros((1, 5), np.float32),
+    ]
     with pytest.raises(ValueError, match="not finished"):
         s.results(*results)
     s.feed(logits, values)  # the refused calls changed nothing: the search goes on

@@ -43,7 +43,9 @@ class SearchAgent(Agent):
             return legal[0]
         return self.search_batch([game], [player], rng)[0].action
 
-    def act_batch(self, games: Sequence[Game], players: Sequence[int], rng: np.random.Generator) -> list[int]:
+    def act_batch(
+        self, games: Sequence[Game], players: Sequence[int], rng: np.random.Generator
+    ) -> list[int]:
         """The decision of ``players[i]`` in ``games[i]`` for every i, searched together
         (the network's calls batched across games)."""
         return [r.action for r in self.search_batch(games, players, rng)]

@@ -27,6 +27,7 @@ from .evaluator import EvaluationError, Evaluator
 
 if TYPE_CHECKING:
     from ...engine.game import Game
+    from ...engine.native import NativeGame
 
 FEATURE_IDS = {"battle": 0, "actions": 1}  # native/vector_env.hpp Feature
 MAX_PLAYERS = 5
@@ -48,19 +49,25 @@ class SearchParams:
     leaves_per_search: int = 1
 
     def __post_init__(self) -> None:
-        ints = {"sims": (0, 1 << 20), "gumbel_m": (0, NUM_ACTIONS), "batch": (1, 1 << 16),
-                "leaves_per_search": (1, 4096)}
+        ints = {
+            "sims": (0, 1 << 20),
+            "gumbel_m": (0, NUM_ACTIONS),
+            "batch": (1, 1 << 16),
+            "leaves_per_search": (1, 4096),
+        }
         for name, (low, high) in ints.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                raise InvalidConfigError(f"search {name} must be an int in {low}..{high}, got {value!r}")
+                raise InvalidConfigError(
+                    f"search {name} must be an int in {low}..{high}, got {value!r}"
+                )
         for name in ("seconds", "c_puct", "fpu", "gumbel_scale", "c_visit", "c_scale"):
             value = getattr(self, name)
-            low = -math.inf if name == "fpu" else 0.0
+            floor = -math.inf if name == "fpu" else 0.0
             if (
                 isinstance(value, bool)
                 or not isinstance(value, (int, float))
-                or not low <= value < math.inf
+                or not floor <= value < math.inf
             ):
                 bound = "finite" if name == "fpu" else ">= 0"
                 raise InvalidConfigError(f"search {name} must be a {bound} number, got {value!r}")
@@ -71,7 +78,9 @@ class SearchParams:
         known = {f.name for f in fields(cls)}
         unknown = set(options) - known
         if unknown:
-            raise InvalidConfigError(f"unknown search option(s) {sorted(unknown)}; known: {sorted(known)}")
+            raise InvalidConfigError(
+                f"unknown search option(s) {sorted(unknown)}; known: {sorted(known)}"
+            )
         return cls(**options)
 
 
@@ -97,7 +106,7 @@ def _native() -> Any:
     return extension
 
 
-def native_game(game: Game) -> Game:
+def native_game(game: Game) -> NativeGame:
     """``game`` itself on the C++ core, else its validated C++ copy."""
     from ...engine.native import NativeGame
 
@@ -112,11 +121,18 @@ class Search:
         self.params = params or SearchParams()
         unknown = [f for f in evaluator.features if f not in FEATURE_IDS]
         if unknown:
-            raise InvalidConfigError(f"unknown feature block(s) {unknown}; known: {sorted(FEATURE_IDS)}")
+            raise InvalidConfigError(
+                f"unknown feature block(s) {unknown}; known: {sorted(FEATURE_IDS)}"
+            )
         p = self.params
         self._core = _native().Search(
-            sims=p.sims, c_puct=p.c_puct, fpu=p.fpu, gumbel_m=p.gumbel_m,
-            gumbel_scale=p.gumbel_scale, c_visit=p.c_visit, c_scale=p.c_scale,
+            sims=p.sims,
+            c_puct=p.c_puct,
+            fpu=p.fpu,
+            gumbel_m=p.gumbel_m,
+            gumbel_scale=p.gumbel_scale,
+            c_visit=p.c_visit,
+            c_scale=p.c_scale,
             leaves_per_search=p.leaves_per_search,
             features=[FEATURE_IDS[f] for f in evaluator.features],
         )
@@ -125,17 +141,23 @@ class Search:
         self.evaluations = 0  # leaves evaluated by the last run
         self.calls = 0  # evaluator calls of the last run
 
-    def run(self, games: Sequence[Game], players: Sequence[int], seeds: Sequence[int]) -> list[SearchResult]:
+    def run(
+        self, games: Sequence[Game], players: Sequence[int], seeds: Sequence[int]
+    ) -> list[SearchResult]:
         """One search per game (the decision of ``players[i]``, who must be the seat to
         act), seeded by ``seeds[i]``; the games are only read."""
         if not len(games) == len(players) == len(seeds):
             raise AgentError("run needs one player and one seed per game")
         roots = [native_game(g) for g in games]
-        for g, p in zip(roots, players, strict=True):
-            if g.is_terminal or g.current != p:
-                raise AgentError(f"player {p} is not the seat to act (current {g.current_player})")
+        for g, player in zip(roots, players, strict=True):
+            if g.is_terminal or g.current != player:
+                raise AgentError(
+                    f"player {player} is not the seat to act (current {g.current_player})"
+                )
         core = self._core
-        core.start([g.core for g in roots], [int(p) for p in players], [int(s) % 2**64 for s in seeds])
+        core.start(
+            [g.core for g in roots], [int(p) for p in players], [int(s) % 2**64 for s in seeds]
+        )
         p = self.params
         deadline = time.perf_counter() + p.seconds if p.seconds > 0 else None
         self.evaluations = self.calls = 0
@@ -156,7 +178,9 @@ class Search:
         logits = np.ascontiguousarray(logits, dtype=np.float32)
         values = np.ascontiguousarray(values, dtype=np.float32)
         if logits.shape != (n, NUM_ACTIONS):
-            raise EvaluationError(f"logits must have shape ({n}, {NUM_ACTIONS}), got {logits.shape}")
+            raise EvaluationError(
+                f"logits must have shape ({n}, {NUM_ACTIONS}), got {logits.shape}"
+            )
         if values.ndim != 2 or values.shape[0] != n or not 1 <= values.shape[1] <= 64:
             raise EvaluationError(f"values must have shape ({n}, num_players), got {values.shape}")
         return logits, values
@@ -171,6 +195,8 @@ class Search:
         values = np.zeros((s, MAX_PLAYERS), dtype=np.float32)
         self._core.results(actions, sims, policy, visits, prior, values)
         return [
-            SearchResult(int(actions[i]), int(sims[i]), policy[i], visits[i], prior[i], values[i, : g.n])
+            SearchResult(
+                int(actions[i]), int(sims[i]), policy[i], visits[i], prior[i], values[i, : g.n]
+            )
             for i, g in enumerate(roots)
         ]
