@@ -20,28 +20,9 @@ from perikles_env.engine import NUM_ACTIONS, GameConfig, new_game
 from perikles_env.engine.backend import native_available
 from perikles_env.errors import InvalidConfigError
 from tests.agents.hidden import hidden_differs, perturb_hidden
+from tests.agents.search_games import after, game_at
 
 pytestmark = pytest.mark.skipif(not native_available(), reason="C++ core not built")
-
-
-def game_at(seed: int = 3, decisions: int = 40, n: int = 4, backend: str = "native"):
-    """A seeded random game after at least ``decisions`` random actions, at a decision with
-    three or more legal actions."""
-    g = new_game(GameConfig(num_players=n), seed=seed, backend=backend)
-    rng = np.random.default_rng(seed)
-    while g.decisions < decisions or len(g.legal_actions()) < 3:
-        legal = g.legal_actions()
-        g.apply_action(legal[rng.integers(len(legal))])
-    return g
-
-
-def after(game, action):
-    """The game after ``action`` and the forced decisions that follow it."""
-    g = game.clone()
-    g.apply_action(action)
-    while not g.is_terminal and len(g.legal_actions()) == 1:
-        g.apply_action(g.legal_actions()[0])
-    return g
 
 
 class Scripted:

@@ -15,6 +15,7 @@ X = native.extension
 
 from perikles_env.engine import NUM_ACTIONS, GameConfig, new_game  # noqa: E402
 from perikles_env.vector.encoder import encode_with_features  # noqa: E402
+from tests.agents.search_games import game_at  # noqa: E402
 
 PARAMS = dict(
     sims=8,
@@ -51,17 +52,6 @@ def considered_reference(m, sims):  # mctx get_sequence_of_considered_visits
                 visits[i] += 1
         num = max(2, num // 2)
     return out[:sims]
-
-
-def game_at(seed=3, decisions=40, n=4):
-    """A seeded random game after ``decisions`` random actions, at a decision with several
-    legal actions."""
-    g = new_game(GameConfig(num_players=n), seed=seed, backend="native")
-    rng = np.random.default_rng(seed)
-    while g.decisions < decisions or len(g.legal_actions()) < 3:
-        legal = g.legal_actions()
-        g.apply_action(legal[rng.integers(len(legal))])
-    return g
 
 
 def buffers(search, rows):
