@@ -6,7 +6,8 @@ act at that leaf, ``encode_with_features(game, p, features)`` (the C++ blocks on
 ``NativeGame``), with his legal-action mask. It returns logits over every action id (entries
 of illegal actions are ignored) and, per row, the predicted final win share of each seat
 relative to the observer: ``values[b, k]`` belongs to seat ``(p + k) % n`` (``k = 0``: the
-observer himself); columns past the game's player count ``n`` are ignored.
+observer himself); columns past the game's player count ``n`` are ignored. ``obs`` and
+``masks`` are views of the search's buffers, overwritten by the next batch.
 """
 
 from __future__ import annotations
