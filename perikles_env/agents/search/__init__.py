@@ -1,0 +1,1 @@
+"""Search guided by a policy/value network (IS-MCTS with PUCT on the C++ core)."""
