@@ -63,21 +63,20 @@ def net_from_ppo(path: str | Path, num_players: int = 4) -> SearchNet:
 
     model = read_model(path)
     features = check_layout(model)
-    policy = model.meta.get("policy") or {}
+    policy: dict[str, Any] = model.meta.get("policy") or {}
     if policy.get("class") != "ActionScoringPolicy":
         raise ModelFileError(
             f"{model.path}: a {policy.get('class')!r} policy; the search network starts from "
             "an ActionScoringPolicy (ppo.action_head: scoring)"
         )
-    arch = policy.get("net_arch")
+    arch: Any = policy.get("net_arch")
     pi, vf = (arch.get("pi"), arch.get("vf")) if isinstance(arch, dict) else (arch, arch)
     try:
-        net = SearchNet(
-            NetSettings(
-                num_players, tuple(features), tuple(pi), tuple(vf), policy.get("activation")
-            )
+        settings = NetSettings(
+            num_players, tuple(features), tuple(pi or ()), tuple(vf or ()), policy["activation"]
         )
-    except (InvalidConfigError, TypeError) as exc:
+        net = SearchNet(settings)
+    except (InvalidConfigError, TypeError, KeyError) as exc:
         raise ModelFileError(f"{model.path}: bad policy settings {policy}: {exc}") from exc
     state = {k: v for k, v in net.state_dict().items() if k.startswith("value_head.")}
     for name, array in model.policy_state.items():

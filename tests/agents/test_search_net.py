@@ -208,11 +208,11 @@ def test_loss_trains_towards_its_targets(positions) -> None:
     first = None
     for _ in range(30):
         loss = net.loss(obs, masks, policy_targets, value_targets)
-        first = float(loss.total) if first is None else first
+        first = float(loss.total.detach()) if first is None else first
         optimizer.zero_grad()
         loss.total.backward()
         optimizer.step()
-    assert float(loss.total) < first - 0.5
+    assert float(loss.total.detach()) < first - 0.5
     _, values = net.evaluate(positions["obs"], positions["masks"])
     assert (values[:, 1] > 0.5).all()
 
