@@ -357,6 +357,36 @@ def test_crafted_files_are_refused_naming_the_problem(tmp_path, capsys) -> None:
     assert not (tmp_path / "x.pkn").exists()
 
 
+def _patched(data: bytes, local: int, central: int, value: int) -> bytes:
+    """``data`` (a zip) with the 2-byte field at ``local`` / ``central`` of every local and
+    central directory header set to ``value``."""
+    out = bytearray(data)
+    for signature, offset in ((b"PK\x03\x04", local), (b"PK\x01\x02", central)):
+        at = out.find(signature)
+        while at >= 0:
+            out[at + offset : at + offset + 2] = value.to_bytes(2, "little")
+            at = out.find(signature, at + 4)
+    return bytes(out)
+
+
+def test_unreadable_zips_are_refused(tmp_path) -> None:
+    """An encrypted entry, an unknown compression method, a header nested too deep for
+    the JSON parser: each a ``NetFileError``, not a crash."""
+    with zipfile.ZipFile(tmp_path / "stored.pkn", "w") as z:
+        z.writestr(net_file.HEADER, b"{}")
+    data = (tmp_path / "stored.pkn").read_bytes()
+    for name, (local, central, value) in {
+        "encrypted": (6, 8, 1),
+        "compression": (8, 10, 99),
+    }.items():
+        (tmp_path / f"{name}.pkn").write_bytes(_patched(data, local, central, value))
+        with pytest.raises(NetFileError, match="not a readable zip"):
+            load_net(tmp_path / f"{name}.pkn")
+    _write(tmp_path / "deep.pkn", {net_file.HEADER: b"[" * 100_000 + b"]" * 100_000})
+    with pytest.raises(NetFileError, match="not valid JSON"):
+        load_net(tmp_path / "deep.pkn")
+
+
 def test_declared_size_and_duplicate_entries_are_refused(tmp_path, monkeypatch) -> None:
     good = save_net(tmp_path / "good.pkn", tiny_net())
     entries = _entries(good)

@@ -105,7 +105,8 @@ def load_net(path: str | Path) -> SearchNet:
             for entry, (name, tensor) in expected.items():
                 array = _read_array(z, entry, tuple(tensor.shape), header["dtype"], p)
                 state[name] = torch.from_numpy(array.astype(np.float32))
-    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+    except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as exc:
+        # RuntimeError: an encrypted entry; NotImplementedError: an unknown compression
         raise NetFileError(f"{p} is not a readable zip (truncated or damaged): {exc}") from exc
     except OSError as exc:
         raise NetFileError(f"cannot read {p}: {exc}") from exc
@@ -132,8 +133,8 @@ def _read_header(z: zipfile.ZipFile, p: Path) -> tuple[dict[str, Any], set[str]]
         raise NetFileError(f"{p}: {HEADER} is larger than {MAX_HEADER >> 10} KiB")
     try:
         header = json.loads(z.read(HEADER), parse_constant=_no_constant)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise NetFileError(f"{p}: {HEADER} is not valid JSON: {exc}") from exc
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise NetFileError(f"{p}: {HEADER} is not valid JSON: {exc!r}"[:300]) from exc
     if not isinstance(header, dict):
         raise NetFileError(f"{p}: {HEADER} is not a JSON object")
     if header.get("format") != FORMAT:
