@@ -6,7 +6,8 @@ followed by ``,deterministic=false``); ``net`` / ``net:<path>`` a search network
 (none: the shipped one); ``search:model=<path>,sims=64`` the search over it (no ``model``:
 the shipped network; every other key is a ``SearchParams`` setting; torch runs on one
 thread, as for ``net``). Values are parsed as int, float, bool (``true``/``false``) or left
-as strings. Unknown names or keys raise ``AgentError``. ``register_agent`` adds a factory under a new name.
+as strings. Unknown names or keys raise ``AgentError``. ``register_agent`` adds a factory
+under a new name.
 """
 
 from __future__ import annotations
