@@ -140,7 +140,10 @@ class Run:
 
     def step(self) -> dict[str, Any]:
         """One iteration (module docstring); returns its history record."""
+        import torch
+
         c, i = self.config, self.iteration + 1
+        torch.set_num_threads(c.torch_threads)  # an evaluation's agents set their own
         start = time.perf_counter()
         seeds = np.random.SeedSequence([c.seed, i]).generate_state(2)
         selfplay = SelfPlay(self.net, c.search.params(), c.selfplay.league)
