@@ -186,3 +186,24 @@ def test_resume_of_a_folder_that_is_no_run_is_one_line(tmp_path, capsys) -> None
     assert cli.main(["--resume", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "not an expert-iteration run" in err
+
+
+@pytest.mark.parametrize("key", ["net", "ppo"])
+def test_a_bad_warm_start_file_is_one_line_and_no_run_folder(tmp_path, capsys, key) -> None:
+    crafted = tmp_path / "crafted.bin"
+    crafted.write_bytes(b"\x80\x04\x95 a pickle, not a network")
+    code = cli.main(["--config", "search_smoke", "--override", f"out={tmp_path / 'runs'}",
+                     "--override", f"warm_start.{key}={crafted}"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "crafted.bin" in err, err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_warm_start_from_a_network_file(finished_run, tmp_path) -> None:
+    start = finished_run / "net.pkn"
+    run_dir = loop.run(_config(tmp_path, *QUICK, "budget.iterations=1",
+                               f"warm_start.net={start}", "net.policy_arch=[64]"), progress=False)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["warm_start"] == f"net:{start}"
+    # the file's sizes win over the net section's (which builds random networks only)
+    assert load_net(run_dir / "net.pkn").settings == load_net(start).settings

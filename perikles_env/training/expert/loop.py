@@ -46,20 +46,37 @@ def _data_path(run_dir: Path, iteration: int) -> Path:
     return run_dir / DATA / f"iter_{iteration:04d}.npz"
 
 
-def initial_net(config: ExpertConfig, run_dir: Path, progress: bool) -> tuple[SearchNet, str]:
-    """The first network and where it came from (module docstring of search_warmstart)."""
+def check_warm_start(config: ExpertConfig) -> SearchNet | None:
+    """Read the warm start's file before any run folder exists, so a missing, damaged or
+    unfitting file changes nothing: the network of ``warm_start.net``, else None (a
+    ``warm_start.ppo`` model is checked to be one the search network can copy)."""
+    ws = config.warm_start
+    ws.check_files()
+    if ws.ppo:
+        from ..search_warmstart import net_from_ppo
+
+        net_from_ppo(ws.ppo, config.net.num_players)
+    if not ws.net:
+        return None
+    net = load_net(ws.net)
+    if net.num_players != config.net.num_players:
+        raise InvalidConfigError(
+            f"warm_start.net: {ws.net} predicts {net.num_players} seats, "
+            f"net.num_players is {config.net.num_players}"
+        )
+    return net
+
+
+def initial_net(
+    config: ExpertConfig, loaded: SearchNet | None, run_dir: Path, progress: bool
+) -> tuple[SearchNet, str]:
+    """The first network and where it came from: ``loaded`` (``warm_start.net``), the
+    warm start of ``warm_start.ppo`` (training/search_warmstart.py), or random weights."""
     import torch
 
     ws = config.warm_start
-    ws.check_files()
-    if ws.net:
-        net = load_net(ws.net)
-        if net.num_players != config.net.num_players:
-            raise InvalidConfigError(
-                f"warm_start.net: {ws.net} predicts {net.num_players} seats, "
-                f"net.num_players is {config.net.num_players}"
-            )
-        return net, f"net:{ws.net}"
+    if loaded is not None:
+        return loaded, f"net:{ws.net}"
     if ws.ppo:
         from ..search_warmstart import warm_start
 
@@ -255,7 +272,7 @@ def run(
     elif config is None:
         raise InvalidConfigError("run needs a config or a run folder to resume")
     else:
-        config.warm_start.check_files()
+        loaded = check_warm_start(config)
         run_dir = new_run_dir(config.out, config.name)
     show = config.progress_bar if progress is None else progress
     torch.set_num_threads(config.torch_threads)
@@ -263,7 +280,7 @@ def run(
     write_status(run_dir, RUNNING, command=command)
     try:
         if resume is None:
-            net, warm = initial_net(config, run_dir, show)
+            net, warm = initial_net(config, loaded, run_dir, show)
         else:
             net, warm = ckpt.net, ckpt.run["warm_start"]
         torch.set_num_threads(config.torch_threads)
