@@ -183,7 +183,9 @@ class Run:
             "learn": learn,
         }
         self.iteration = i
-        if c.eval.every and (i % c.eval.every == 0 or i == c.budget.iterations):
+        used = self.seconds + time.perf_counter() - start
+        last = i == c.budget.iterations or bool(c.budget.minutes and used >= 60 * c.budget.minutes)
+        if c.eval.every and (i % c.eval.every == 0 or last):
             path = save_net(checkpoint.net_path(self.run_dir, i), self.net)
             record["eval"] = evaluate_net(c, path)
         self.seconds += time.perf_counter() - start
