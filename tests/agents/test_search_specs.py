@@ -133,3 +133,14 @@ def test_the_evaluator_reloads_a_rewritten_network(tmp_path) -> None:
         new = second.net if isinstance(second, NetAgent) else second.evaluator
         assert not torch.equal(old.action_net.weight, new.action_net.weight)
     forget_agent()
+
+
+@pytest.mark.skipif(not net_agent_module.SHIPPED_NET.is_file(), reason="no shipped network")
+def test_the_shipped_network_is_small_and_plays() -> None:
+    path = net_agent_module.SHIPPED_NET
+    assert path.stat().st_size <= 5 * 1024 * 1024
+    game = game_at(5, 30)
+    rng = np.random.default_rng(0)
+    for spec in ("net", "search:sims=8"):
+        assert game.is_legal(make_agent(spec).act_state(game, game.current, rng))
+    assert make_agent("net").net.extra  # how it was made is recorded in the file
