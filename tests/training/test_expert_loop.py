@@ -207,3 +207,10 @@ def test_warm_start_from_a_network_file(finished_run, tmp_path) -> None:
     assert summary["warm_start"] == f"net:{start}"
     # the file's sizes win over the net section's (which builds random networks only)
     assert load_net(run_dir / "net.pkn").settings == load_net(start).settings
+
+
+@pytest.mark.parametrize("name", ["search_smoke", "search_long"])
+def test_shipped_configs_are_valid(name) -> None:
+    config = load_config(name)
+    assert config.name == name and config.torch_threads == 1
+    assert config.search.params().sims == config.search.sims
