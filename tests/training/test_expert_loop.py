@@ -214,3 +214,20 @@ def test_shipped_configs_are_valid(name) -> None:
     config = load_config(name)
     assert config.name == name and config.torch_threads == 1
     assert config.search.params().sims == config.search.sims
+
+
+def test_evaluation_searches_with_the_run_s_settings(tmp_path) -> None:
+    config = _config(tmp_path, "search.c_puct=2.5", "eval.sims=16", "eval.raw=false")
+    specs = loop.eval_specs(config, Path("n.pkn"))
+    assert set(specs) == {"search"}
+    agent = make_agent(specs["search"].replace("n.pkn", str(_tiny_file(tmp_path))))
+    assert agent.params.c_puct == 2.5 and agent.params.sims == 16
+    assert agent.params.gumbel_m == config.search.gumbel_m  # search_smoke's 8
+
+
+def _tiny_file(tmp_path: Path) -> Path:
+    from perikles_env.agents.search.net_file import save_net
+    from perikles_env.agents.search.network import NetSettings, SearchNet
+
+    net = SearchNet(NetSettings(4, ("battle", "actions"), (8,), (8,)))
+    return save_net(tmp_path / "tiny.pkn", net)
