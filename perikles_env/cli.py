@@ -2,8 +2,9 @@
 line naming the problem and exit code 2, never a traceback or a usage dump.
 
 The console scripts of ``pyproject.toml`` start here (``train``, ``evaluate``,
-``train_rllib``): each imports its tool by name only when called, so a missing optional
-extra (``train``, ``rllib``) is one line saying what to install, even for ``--help``.
+``train_rllib``, ``search_train``): each imports its tool by name only when called, so a
+missing optional extra (``train``, ``rllib``) is one line saying what to install, even for
+``--help``.
 """
 
 from __future__ import annotations
@@ -97,6 +98,7 @@ TOOLS = {
     "perikles-train": ("perikles_env.training.train", "train"),
     "perikles-evaluate": ("perikles_env.evaluation.cli", "train"),
     "perikles-train-rllib": ("perikles_env.training.rllib.train", "rllib"),
+    "perikles-search-train": ("perikles_env.training.expert.cli", "train"),
 }
 
 
@@ -128,3 +130,7 @@ def evaluate() -> int:
 
 def train_rllib() -> int:
     return run_tool("perikles-train-rllib")
+
+
+def search_train() -> int:
+    return run_tool("perikles-search-train")

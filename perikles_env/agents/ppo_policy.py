@@ -145,8 +145,6 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):
     observation without the block (``StateColumns``), which must be the last feature block.
     """
 
-    HIDDEN = 64
-
     def __init__(
         self,
         observation_space: gym.spaces.Box,
@@ -161,22 +159,10 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _build(self, lr_schedule: Schedule) -> None:
-        from ..analysis.action_features import PER_ACTION, POLITICS, WAR
+        from .action_scoring import add_action_heads
 
         super()._build(lr_schedule)
-        latent, hidden = self.mlp_extractor.latent_dim_pi, self.HIDDEN
-        self.action_linear = torch.nn.Linear(PER_ACTION, 1, bias=False)
-        with torch.no_grad():
-            self.action_linear.weight.zero_()
-            self.action_linear.weight[0, [POLITICS, WAR]] = 7.0  # the columns are VP / 7
-        self.action_context = torch.nn.Linear(latent, hidden)
-        self.action_embed = torch.nn.Linear(PER_ACTION, hidden, bias=False)
-        self.action_score = torch.nn.Sequential(
-            self.activation_fn(),
-            torch.nn.Linear(hidden, hidden),
-            self.activation_fn(),
-            torch.nn.Linear(hidden, 1),
-        )
+        add_action_heads(self, self.mlp_extractor.latent_dim_pi, self.activation_fn)
         self.optimizer = self.optimizer_class(
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )
@@ -184,19 +170,9 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):
     def _masked_distribution(
         self, obs: torch.Tensor, latent_pi: torch.Tensor, action_masks: object
     ) -> MaskableDistribution:
-        from ..analysis.action_features import PER_ACTION, SCORED, SIZE
+        from .action_scoring import action_logits
 
-        per_action = obs[:, -SIZE:].reshape(obs.shape[0], -1, PER_ACTION)  # [batch, ids, k]
-        context = self.action_context(latent_pi)
-        # An action without features (all zero) scores mlp(context) (the embedding has no
-        # bias), the same for every such id: one per row, then the scored ids only (a few
-        # dozen of 957), which keeps the update as cheap as the flat head's.
-        blank = self.action_score(context)  # [batch, 1]
-        rows, ids = torch.nonzero(per_action[:, :, SCORED] > 0, as_tuple=True)
-        features = per_action[rows, ids]  # [scored, k]
-        own = self.action_score(context[rows] + self.action_embed(features)).squeeze(-1)
-        own = own - blank[rows, 0] + self.action_linear(features).squeeze(-1)
-        logits = (self.action_net(latent_pi) + blank).index_put((rows, ids), own, accumulate=True)
+        logits = action_logits(self, obs, latent_pi)
         distribution = self.action_dist.proba_distribution(action_logits=logits)
         if action_masks is not None:
             distribution.apply_masking(action_masks)

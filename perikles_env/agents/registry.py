@@ -2,9 +2,12 @@
 
 Spec grammar: ``name`` or ``name:key=value,key=value``. ``ppo:<path>`` and
 ``rllib:<path>`` (needs the ``rllib`` extra) take a checkpoint path instead (optionally
-followed by ``,deterministic=false``). Values are parsed as int,
-float, bool (``true``/``false``) or left as strings. Unknown names or keys raise
-``AgentError``. ``register_agent`` adds a factory under a new name.
+followed by ``,deterministic=false``); ``net`` / ``net:<path>`` a search network file
+(none: the shipped one); ``search:model=<path>,sims=64`` the search over it (no ``model``:
+the shipped network; every other key is a ``SearchParams`` setting; torch runs on one
+thread, as for ``net``). Values are parsed as int, float, bool (``true``/``false``) or left
+as strings. Unknown names or keys raise ``AgentError``. ``register_agent`` adds a factory
+under a new name.
 """
 
 from __future__ import annotations
@@ -60,12 +63,31 @@ def _rllib(path: str = "", **kw: Any) -> Agent:
     return RLlibAgent(path, **kw)
 
 
+def _net(path: str = "", **kw: Any) -> Agent:
+    if kw:
+        raise AgentError(f"net takes a network file only (net:<path>), got options {sorted(kw)}")
+    from .search.net_agent import NetAgent
+
+    return NetAgent(path or None)
+
+
+def _search(model: str = "", **kw: Any) -> Agent:
+    from .search.agent import SearchAgent
+    from .search.net_agent import NetAgent
+    from .search.puct import SearchParams
+
+    params = SearchParams.from_options(kw)  # a bad option fails before the file is read
+    return SearchAgent(NetAgent(str(model) or None).net, params)
+
+
 _FACTORIES: dict[str, Factory] = {
     "random": _random,
     "heuristic": _heuristic,
     "ismcts": _ismcts,
     "ppo": _ppo,
     "rllib": _rllib,
+    "net": _net,
+    "search": _search,
 }
 
 
@@ -110,7 +132,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     name = name.strip()
     if name not in _FACTORIES:
         raise AgentError(f"unknown agent {name!r}; known: {agent_names()}")
-    if name in ("ppo", "rllib"):  # a checkpoint path, then options
+    if name in ("ppo", "rllib", "net"):  # a checkpoint path, then options
         path, options = rest, ""
         head, sep, tail = rest.rpartition(",")
         if sep and "=" in tail:

@@ -26,18 +26,21 @@ from perikles_env.engine import GameConfig, new_game
 from perikles_env.engine.queries import fractional_ranks, win_shares, winners_of
 
 # Agents built in this process, by spec (a PPO model is loaded once per worker). A ppo
-# checkpoint rewritten at the same path (periodic evaluation) is reloaded: its file's
-# modification time is part of the key.
+# checkpoint or search network rewritten at the same path (periodic evaluation) is
+# reloaded: its file's modification time is part of the key.
 _AGENTS: dict[str, Agent] = {}
 _STAMPS: dict[str, float] = {}
 
 
 def _stamp(spec: str) -> float:
-    if not spec.startswith("ppo:"):
+    if not spec.startswith(("ppo:", "net:", "search:")):
         return 0.0
     from perikles_env.agents import parse_spec
 
-    path = Path(parse_spec(spec)[1]["path"])
+    options = parse_spec(spec)[1]
+    path = Path(str(options.get("path", options.get("model", ""))))
+    if not str(path) or str(path) == ".":
+        return 0.0
     for candidate in (path, path.with_name(path.name + ".zip")):
         if candidate.exists():
             return candidate.stat().st_mtime

@@ -1,4 +1,4 @@
-"""``configs/schema/*.json``: the JSON Schemas of the three config kinds, for editors.
+"""``configs/schema/*.json``: the JSON Schemas of the four config kinds, for editors.
 
     python -m perikles_env.training.schema_export            # rewrite configs/schema/
     python -m perikles_env.training.schema_export --check    # exit 1 if one is stale
@@ -21,10 +21,13 @@ from perikles_env.evaluation.config import EvalFile
 from perikles_env.files import write_text
 
 from .config import TrainConfig
+from .expert.config import ExpertConfig
 from .rllib.config import RLlibConfig
 from .schema import json_schema
 
-SCHEMAS: dict[str, Any] = {"train": TrainConfig, "evaluate": EvalFile, "rllib": RLlibConfig}
+SCHEMAS: dict[str, Any] = {
+    "train": TrainConfig, "evaluate": EvalFile, "rllib": RLlibConfig, "search": ExpertConfig,
+}
 FOLDER = Path(__file__).resolve().parents[2] / "configs" / "schema"
 
 

@@ -9,7 +9,8 @@ seconds apart, so that a person can follow them.
 
 Bad requests get a 4xx status and a one-line JSON ``{"error": ...}`` and change nothing.
 The browser chooses agents only by registry spec; a learned agent read from a file (``ppo:``,
-``rllib:``) can be seated only when the server's command line offered that exact spec.
+``rllib:``, ``net:<path>``, ``search:model=<path>``) can be seated only when the server's
+command line offered that exact spec (``net`` and ``search`` play the shipped network).
 """
 
 from __future__ import annotations
@@ -148,10 +149,10 @@ class GameServer:
         for spec in seats:
             if spec != HUMAN and spec not in self.offered:
                 try:
-                    name = parse_spec(spec)[0]
+                    name, options = parse_spec(spec)
                 except AgentError as exc:
                     raise TableError(str(exc)) from None
-                if name in FILE_AGENTS:
+                if name in FILE_AGENTS or options.get("path") or "model" in options:
                     raise TableError(f"{spec!r}: agents read from a file can be seated only "
                                      "when the server's command line offers them")
         seed = None if body.get("seed") is None else _int(body, "seed", 0, 2**32)

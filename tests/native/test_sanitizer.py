@@ -1,5 +1,5 @@
 """The differential, bad-input (the loader fuzz), seam, determinize, rule-query, encoder,
-vector-env and backend-option suites (and read-only agents on the live game) against an
+vector-env, search and backend-option suites (and read-only agents on the live game) against an
 AddressSanitizer + UndefinedBehaviorSanitizer build of the C++ extension ``_native`` (slow:
 a separate build, ~3-6 min on 2 cores). Any memory error or undefined behaviour aborts the
 run (``-fno-sanitize-recover``)."""
@@ -55,7 +55,8 @@ def test_differential_suite_under_asan_and_ubsan(tmp_path: Path) -> None:
         "tests/native/test_backend_option.py", "tests/agents/test_game_for.py",
         "tests/native/test_heuristic_identity.py", "tests/native/test_vector_league.py",
         "tests/native/test_league_politics.py", "tests/native/test_league_war.py",
-        "tests/agents/test_heuristic.py",
+        "tests/agents/test_heuristic.py", "tests/native/test_search_core.py",
+        "tests/agents/test_search.py",
     ]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-x", *suites],

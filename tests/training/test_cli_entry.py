@@ -68,7 +68,10 @@ def test_scripts_in_pyproject_start_in_cli() -> None:
     assert scripts["perikles-train"] == "perikles_env.cli:train"
     assert scripts["perikles-evaluate"] == "perikles_env.cli:evaluate"
     assert scripts["perikles-train-rllib"] == "perikles_env.cli:train_rllib"
-    assert set(TOOLS) == {"perikles-train", "perikles-evaluate", "perikles-train-rllib"}
+    assert scripts["perikles-search-train"] == "perikles_env.cli:search_train"
+    assert set(TOOLS) == {
+        "perikles-train", "perikles-evaluate", "perikles-train-rllib", "perikles-search-train"
+    }
 
 
 def test_recorded_commands_are_the_installed_scripts(tmp_path: Path) -> None:

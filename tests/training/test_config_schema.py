@@ -27,9 +27,10 @@ def test_a_changed_schema_file_is_reported_stale(tmp_path: Path) -> None:
 
 
 def _kind(path: Path) -> str:
-    return "evaluate" if path.name.startswith("eval_") else (
-        "rllib" if path.name.startswith("rllib_") else "train"
-    )
+    for prefix, kind in (("eval_", "evaluate"), ("rllib_", "rllib"), ("search_", "search")):
+        if path.name.startswith(prefix):
+            return kind
+    return "train"
 
 
 @pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
@@ -48,4 +49,4 @@ def test_schemas_describe_the_models() -> None:
     assert ppo["activation"]["enum"] == ["tanh", "relu"]
     rllib = json.loads(schema_texts()["rllib.json"])
     assert "lambda" in rllib["properties"] and "lambda_" not in rllib["properties"]
-    assert set(SCHEMAS) == {"train", "evaluate", "rllib"}
+    assert set(SCHEMAS) == {"train", "evaluate", "rllib", "search"}

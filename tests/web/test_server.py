@@ -107,6 +107,10 @@ def bad_requests(token: str, other: str, step: int, action: int, illegal: int):
          400),
         ("ppo from the page", "POST", "/api/games",
          json.dumps({"seats": ["human", "ppo:/etc/passwd", "random"]}), HEADERS, 400),
+        ("net file from the page", "POST", "/api/games",
+         json.dumps({"seats": ["human", "net:/etc/passwd", "random"]}), HEADERS, 400),
+        ("search file from the page", "POST", "/api/games",
+         json.dumps({"seats": ["human", "search:model=/etc/passwd", "random"]}), HEADERS, 400),
         ("bad seed", "POST", "/api/games",
          json.dumps({"seats": ["human", "random", "random"], "seed": -1}), HEADERS, 422),
     ]

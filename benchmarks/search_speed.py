@@ -1,0 +1,158 @@
+"""Network-guided search speed: simulations/s of ``agents.search`` with the uniform evaluator
+(no network: the C++ tree walk, determinization and leaf encoding alone) and with a small
+torch MLP standing in for the network, at evaluator batch sizes 1, 16 and 64, in one run.
+
+The states are mid-game decisions (turn 2, more than one legal action) of seeded games
+between heuristic players at 4 players. A batch is filled two ways:
+
+* ``parallel``: ``batch`` searches at once (one per state, as self-play runs its games), one
+  leaf in flight per search;
+* ``virtual loss``: one search at a time with ``leaves_per_search = batch`` (one decision of
+  a playing agent).
+
+    python benchmarks/search_speed.py [--sims 64] [--states 64] [--hidden 256]
+
+"sims/s" counts the simulations after each root's evaluation per second of this process's
+CPU time (one core, torch on one thread; CPU time so that jobs sharing the machine do not skew
+the figures); "eval %" is the share of that time spent in the evaluator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from perikles_env.agents import make_agent  # noqa: E402
+from perikles_env.agents.search import Search, SearchParams, UniformEvaluator  # noqa: E402
+from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, new_game  # noqa: E402
+from perikles_env.engine.backend import native_error  # noqa: E402
+
+PLAYERS = 4
+MID_GAME_TURN = 2
+BATCHES = (1, 16, 64)
+
+
+def mid_game_states(count: int) -> list[Game]:
+    """``count`` turn-2 decisions, spread over seeded heuristic games."""
+    agent = make_agent("heuristic")
+    out: list[Game] = []
+    for seed in range(1000):
+        g = new_game(GameConfig(num_players=PLAYERS, record_events=False), seed, backend="native")
+        rng = np.random.default_rng(seed)
+        found = []
+        while not g.is_terminal:
+            if g.turn == MID_GAME_TURN and len(g.legal_actions()) > 1:
+                found.append(g.clone())
+            g.apply_action(agent.act_state(g.clone(), g.current, rng))
+        out += found[:: max(1, len(found) // 8)][:8]
+        if len(out) >= count:
+            return out[:count]
+    return out
+
+
+class Timed:
+    """An evaluator that adds up the CPU time spent in the one it wraps."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.num_players = inner.num_players
+        self.features = inner.features
+        self.seconds = 0.0
+
+    def evaluate(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        start = time.process_time()
+        out = self.inner.evaluate(obs, masks)
+        self.seconds += time.process_time() - start
+        return out
+
+
+class TorchMLP:
+    """A stand-in network: obs -> hidden -> hidden -> (logits, values), float32 on the CPU."""
+
+    features = ("battle", "actions")
+
+    def __init__(self, obs_size: int, hidden: int, num_players: int = PLAYERS) -> None:
+        import torch
+
+        torch.set_num_threads(1)
+        torch.manual_seed(0)
+        self.torch = torch
+        self.num_players = num_players
+        self.body = torch.nn.Sequential(
+            torch.nn.Linear(obs_size, hidden),
+            torch.nn.ReLU(),
+            torch.nn.Linear(hidden, hidden),
+            torch.nn.ReLU(),
+        )
+        self.policy = torch.nn.Linear(hidden, NUM_ACTIONS)
+        self.value = torch.nn.Linear(hidden, num_players)
+
+    def evaluate(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        with self.torch.inference_mode():
+            h = self.body(self.torch.from_numpy(obs))
+            values = self.torch.softmax(self.value(h), dim=1)
+            return self.policy(h).numpy(), values.numpy()
+
+
+def measure(
+    evaluator: Any, states: list[Game], sims: int, batch: int, parallel: bool
+) -> tuple[float, float]:
+    """(simulations per CPU second, evaluator share of the time) over every state."""
+    timed = Timed(evaluator)
+    params = SearchParams(sims=sims, batch=batch, leaves_per_search=1 if parallel else batch)
+    search = Search(timed, params)
+    group = batch if parallel else 1
+    done = 0
+    start = time.process_time()
+    for i in range(0, len(states), group):
+        chunk = states[i : i + group]
+        results = search.run(chunk, [g.current for g in chunk], list(range(i, i + len(chunk))))
+        done += sum(r.sims for r in results)
+    total = time.process_time() - start
+    return done / total, timed.seconds / total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sims", type=int, default=64)
+    parser.add_argument("--states", type=int, default=64)
+    parser.add_argument("--hidden", type=int, default=256)
+    args = parser.parse_args()
+    if native_error():
+        sys.exit(f"the search needs the C++ core: {native_error()}")
+    states = mid_game_states(args.states)
+    evaluators: dict[str, Any] = {"uniform": UniformEvaluator(PLAYERS)}
+    try:
+        probe = Search(UniformEvaluator(PLAYERS), SearchParams(batch=1))
+        obs_size = probe._obs.shape[1]
+        evaluators[f"torch MLP {args.hidden}x2"] = TorchMLP(obs_size, args.hidden)
+    except ImportError:
+        print("(torch not installed: the MLP rows are skipped)")
+    print(
+        f"# {len(states)} turn-2 states, {PLAYERS} players, sims={args.sims}; "
+        f"{platform.processor() or platform.machine()}, Python {platform.python_version()}"
+    )
+    print("| evaluator | batch | filled by | sims/s | eval % |")
+    print("|---|---:|---|---:|---:|")
+    for name, evaluator in evaluators.items():
+        for batch in BATCHES:
+            for parallel in (True, False):
+                if batch == 1 and not parallel:
+                    continue  # the same search as parallel batch 1
+                rate, share = measure(evaluator, states, args.sims, batch, parallel)
+                how = "parallel" if parallel else "virtual loss"
+                print(f"| {name} | {batch} | {how} | {rate:,.0f} | {100 * share:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

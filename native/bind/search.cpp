@@ -1,0 +1,128 @@
+// perikles_env._native.Search: the batched network-guided IS-MCTS (search.hpp) over
+// caller-owned arrays, one thread at a time (a second gets RuntimeError, never waits), and
+// its selection rules as pure functions for tests. agents/search/puct.py drives it.
+#include "bind/common.hpp"
+#include "search.hpp"
+
+namespace pk::bind {
+namespace {
+
+struct PySearch {
+  pk::search::Search search;
+  std::mutex busy;
+
+  static pk::search::Search make(pk::search::Params p) {
+    try {
+      return pk::search::Search(std::move(p));
+    } catch (const std::invalid_argument& e) {
+      throw nb::value_error(e.what());
+    }
+  }
+  PySearch(int sims, double c_puct, double fpu, int gumbel_m, double gumbel_scale, double c_visit,
+           double c_scale, int leaves_per_search, std::vector<int> features)
+      : search(make({sims, c_puct, fpu, gumbel_m, gumbel_scale, c_visit, c_scale, leaves_per_search,
+                     std::move(features)})) {}
+
+  std::unique_lock<std::mutex> exclusive() {
+    std::unique_lock<std::mutex> lock(busy, std::try_to_lock);
+    if (!lock.owns_lock()) throw std::runtime_error("Search in use by another thread");
+    return lock;
+  }
+  template <class Fn>
+  static auto checked(Fn fn) {  // the core's refusals as ValueError
+    try {
+      return fn();
+    } catch (const std::invalid_argument& e) {
+      throw nb::value_error(e.what());
+    }
+  }
+};
+
+std::vector<double> completed(const std::vector<double>& prior, const std::vector<int>& visits,
+                              const std::vector<double>& q, double raw, double c_visit, double c_scale) {
+  need(prior.size() == visits.size() && q.size() == visits.size(), "one prior, visit count and q per action");
+  std::vector<double> out(prior.size());
+  pk::search::completed_q(static_cast<int>(prior.size()), prior.data(), visits.data(), q.data(), raw,
+                          c_visit, c_scale, out.data());
+  return out;
+}
+
+}  // namespace
+
+void bind_search(nb::module_& m) {
+  nb::class_<PySearch>(m, "Search")
+      .def(nb::init<int, double, double, int, double, double, double, int, std::vector<int>>(),
+           nb::arg("sims"), nb::arg("c_puct"), nb::arg("fpu"), nb::arg("gumbel_m"),
+           nb::arg("gumbel_scale"), nb::arg("c_visit"), nb::arg("c_scale"),
+           nb::arg("leaves_per_search"), nb::arg("features"))
+      .def("start", [](PySearch& s, nb::list engines, std::vector<int> players, std::vector<uint64_t> seeds) {
+        std::vector<const Game*> roots;
+        for (nb::handle h : engines) roots.push_back(&nb::cast<Engine&>(h).game());
+        auto lock = s.exclusive();
+        PySearch::checked([&] { s.search.start(roots, players, seeds); return 0; });
+      }, nb::arg("engines"), nb::arg("players"), nb::arg("seeds"))
+      // noconvert: a converted temporary copy would silently swallow what C++ writes
+      .def("collect", [](PySearch& s, Array<float, 2> obs, Array<bool, 2> mask) {
+        need(obs.shape(1) == static_cast<size_t>(s.search.obs_size()), "obs: wrong width for these features");
+        need(mask.shape(1) == static_cast<size_t>(pk::NUM_ACTIONS), "mask: wrong width (957 expected)");
+        need(obs.shape(0) == mask.shape(0) && obs.shape(0) >= 1 && obs.shape(0) <= (1 << 20),
+             "obs and mask need the same number of rows (at least one)");
+        auto lock = s.exclusive();
+        nb::gil_scoped_release release;
+        return PySearch::checked([&] {
+          return s.search.collect({obs.data(), mask.data(), static_cast<int>(obs.shape(0))});
+        });
+      }, nb::arg("obs").noconvert(), nb::arg("mask").noconvert())
+      .def("feed", [](PySearch& s, Array<float, 2> logits, Array<float, 2> values) {
+        need(logits.shape(1) == static_cast<size_t>(pk::NUM_ACTIONS), "logits: wrong width (957 expected)");
+        need(values.shape(0) == logits.shape(0), "logits and values need the same number of rows");
+        need(values.shape(1) >= 1 && values.shape(1) <= 64, "values: 1 to 64 columns expected");
+        auto lock = s.exclusive();
+        nb::gil_scoped_release release;
+        PySearch::checked([&] {
+          s.search.feed(static_cast<int>(logits.shape(0)), logits.data(), values.data(),
+                        static_cast<int>(values.shape(1)));
+          return 0;
+        });
+      }, nb::arg("logits").noconvert(), nb::arg("values").noconvert())
+      .def("stop", [](PySearch& s) { auto lock = s.exclusive(); s.search.stop(); })
+      .def("results", [](PySearch& s, Array<int32_t> actions, Array<int32_t> sims, Array<float, 2> policy,
+                         Array<int32_t, 2> visits, Array<float, 2> prior, Array<float, 2> values) {
+        auto lock = s.exclusive();
+        size_t n = static_cast<size_t>(s.search.num_searches()), a = pk::NUM_ACTIONS;
+        need(actions.shape(0) == n && sims.shape(0) == n, "actions, sims: one entry per search expected");
+        need(policy.shape(0) == n && policy.shape(1) == a && visits.shape(0) == n && visits.shape(1) == a &&
+                 prior.shape(0) == n && prior.shape(1) == a, "policy, visits, prior: [searches, 957] expected");
+        need(values.shape(0) == n && values.shape(1) == static_cast<size_t>(pk::MAXP), "values: [searches, 5] expected");
+        for (size_t i = 0; i < n; ++i)
+          need(s.search.finished(static_cast<int>(i)), "a search is not finished: collect and feed until collect returns 0");
+        for (size_t i = 0; i < n; ++i) {
+          pk::search::Result r{0, 0, policy.data() + i * a, visits.data() + i * a, prior.data() + i * a,
+                               values.data() + i * pk::MAXP};
+          s.search.result(static_cast<int>(i), r);
+          actions.data()[i] = r.action;
+          sims.data()[i] = r.sims;
+        }
+      }, nb::arg("actions").noconvert(), nb::arg("sims").noconvert(), nb::arg("policy").noconvert(),
+         nb::arg("visits").noconvert(), nb::arg("prior").noconvert(), nb::arg("values").noconvert())
+      .def_prop_ro("obs_size", [](PySearch& s) { return s.search.obs_size(); })
+      .def_prop_ro("num_searches", [](PySearch& s) { return s.search.num_searches(); })
+      .def_prop_ro("pending", [](PySearch& s) { return s.search.pending(); });
+
+  m.def("puct_pick", [](const std::vector<double>& prior, const std::vector<int>& visits,
+                        const std::vector<double>& value_sum, double parent_q, double c_puct, double fpu) {
+    need(!prior.empty() && prior.size() == visits.size() && prior.size() == value_sum.size(),
+         "one prior, visit count and value sum per child (at least one)");
+    return pk::search::puct_pick(static_cast<int>(prior.size()), prior.data(), visits.data(),
+                                 value_sum.data(), parent_q, c_puct, fpu);
+  }, nb::arg("prior"), nb::arg("visits"), nb::arg("value_sum"), nb::arg("parent_q"),
+     nb::arg("c_puct"), nb::arg("fpu"));
+  m.def("considered_visits", [](int considered, int sims) {
+    need(considered >= 0 && sims >= 0 && sims <= (1 << 20), "considered and sims must be >= 0");
+    return pk::search::considered_visits(considered, sims);
+  }, nb::arg("considered"), nb::arg("sims"));
+  m.def("completed_q", &completed, nb::arg("prior"), nb::arg("visits"), nb::arg("q"), nb::arg("raw_value"),
+        nb::arg("c_visit"), nb::arg("c_scale"));
+}
+
+}  // namespace pk::bind

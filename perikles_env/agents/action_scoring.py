@@ -1,0 +1,55 @@
+"""The per-action scoring head shared by ``ActionScoringPolicy`` (PPO) and ``SearchNet``
+(search): ``logit[a] = head(latent)[a] + w · features[a] + mlp(context(latent) +
+embed(features[a]))`` over the ``actions`` feature block (``analysis/action_features.py``).
+
+Why one place: the search network starts as a copy of a trained PPO policy (warm start),
+so both must compute the same logits from the same weights. The layers are set as
+attributes of the owning module under fixed names (``action_net``, ``action_linear``,
+``action_context``, ``action_embed``, ``action_score``), so model files keep their keys.
+Torch only: playing a search network does not import stable-baselines3.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ..analysis.action_features import PER_ACTION, POLITICS, SCORED, SIZE, WAR
+
+HIDDEN = 64
+
+
+def add_action_heads(module: torch.nn.Module, latent: int, activation_fn: Any) -> None:
+    """Create the scoring layers on ``module`` (``action_net``, the flat head, is the
+    owner's): ``w`` starts at one logit per VP of the ``politics`` and ``war`` columns
+    (the columns are VP / 7), so an untrained head leans towards what the arithmetic
+    favours."""
+    module.action_linear = torch.nn.Linear(PER_ACTION, 1, bias=False)
+    with torch.no_grad():
+        module.action_linear.weight.zero_()
+        module.action_linear.weight[0, [POLITICS, WAR]] = 7.0
+    module.action_context = torch.nn.Linear(latent, HIDDEN)
+    module.action_embed = torch.nn.Linear(PER_ACTION, HIDDEN, bias=False)
+    module.action_score = torch.nn.Sequential(
+        activation_fn(),
+        torch.nn.Linear(HIDDEN, HIDDEN),
+        activation_fn(),
+        torch.nn.Linear(HIDDEN, 1),
+    )
+
+
+def action_logits(module: Any, obs: torch.Tensor, latent: torch.Tensor) -> torch.Tensor:
+    """Unmasked logits [batch, NUM_ACTIONS] of ``module``'s heads for observations ``obs``
+    (the per-action block last) and the state network's output ``latent``."""
+    per_action = obs[:, -SIZE:].reshape(obs.shape[0], -1, PER_ACTION)  # [batch, ids, k]
+    context = module.action_context(latent)
+    # An action without features (all zero) scores mlp(context) (the embedding has no
+    # bias), the same for every such id: one per row, then the scored ids only (a few
+    # dozen of 957), which keeps the update as cheap as the flat head's.
+    blank = module.action_score(context)  # [batch, 1]
+    rows, ids = torch.nonzero(per_action[:, :, SCORED] > 0, as_tuple=True)
+    features = per_action[rows, ids]  # [scored, k]
+    own = module.action_score(context[rows] + module.action_embed(features)).squeeze(-1)
+    own = own - blank[rows, 0] + module.action_linear(features).squeeze(-1)
+    return (module.action_net(latent) + blank).index_put((rows, ids), own, accumulate=True)

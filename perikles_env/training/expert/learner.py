@@ -1,0 +1,55 @@
+"""The network's update of an iteration: Adam on ``SearchNet.loss`` (policy cross-entropy
+against the search's targets plus ``value_weight`` x value cross-entropy against the final
+win shares) over the replay window, a few epochs of shuffled minibatches.
+
+The shuffle comes from the caller's seed and the optimizer is the caller's (its moments
+persist across iterations and are saved in checkpoints), so an iteration's update is the
+same whether the run went on or was resumed from a checkpoint.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from perikles_env.agents.search.network import SearchNet
+
+from .dataset import Positions
+
+
+def make_optimizer(net: SearchNet, learning_rate: float) -> torch.optim.Optimizer:
+    return torch.optim.Adam(net.parameters(), lr=learning_rate)
+
+
+def train(
+    net: SearchNet,
+    optimizer: torch.optim.Optimizer,
+    data: Positions,
+    epochs: int,
+    batch_size: int,
+    value_weight: float,
+    seed: int,
+) -> dict[str, Any]:
+    """Update ``net`` in place on ``data``; returns the mean losses of each epoch."""
+    rng = np.random.default_rng(seed)
+    report: dict[str, Any] = {"rows": len(data), "policy": [], "value": []}
+    if not len(data):
+        return report
+    net.train()
+    for _ in range(epochs):
+        order = rng.permutation(len(data))
+        sums = np.zeros(2)
+        for start in range(0, len(order), batch_size):
+            rows = np.sort(order[start : start + batch_size])
+            obs, masks, policy, values = (torch.from_numpy(a) for a in data.batch(rows))
+            loss = net.loss(obs, masks, policy, values, value_weight)
+            optimizer.zero_grad()
+            loss.total.backward()
+            optimizer.step()
+            sums += len(rows) * np.array([float(loss.policy.detach()), float(loss.value.detach())])
+        report["policy"].append(round(float(sums[0]) / len(order), 4))
+        report["value"].append(round(float(sums[1]) / len(order), 4))
+    net.eval()
+    return report

@@ -1,0 +1,306 @@
+"""The iterations of expert iteration: self-play with search -> store the positions ->
+train on the replay window -> (every ``eval.every``) evaluate -> checkpoint; then the
+final network and the report.
+
+Why per-iteration seeds: the games and the shuffle of iteration ``i`` are seeded by
+``SeedSequence([seed, i])``, so a run resumed from the checkpoint of iteration ``i`` (the
+network, Adam's moments, the window's data files, the history) continues exactly as the
+uninterrupted run would have. A run folder is never reused (``new_run_dir``); its
+``status.json`` says running / interrupted / failed / complete.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from perikles_env.agents.search import SearchParams
+from perikles_env.agents.search.net_file import load_net, save_net
+from perikles_env.agents.search.network import SearchNet
+from perikles_env.errors import InvalidConfigError
+from perikles_env.files import write_text
+
+from ..budget import Budget
+from ..run_folder import COMPLETE, FAILED, INTERRUPTED, RUNNING, new_run_dir, write_status
+from . import checkpoint, dataset
+from .config import ExpertConfig, config_from_dict
+from .learner import make_optimizer, train
+from .report import write_report
+from .selfplay import SelfPlay
+
+CONFIG = "config.yaml"
+DATA = "data"
+NET = "net.pkn"
+PROG = "perikles-search-train"
+
+
+def _data_path(run_dir: Path, iteration: int) -> Path:
+    return run_dir / DATA / f"iter_{iteration:04d}.npz"
+
+
+def check_warm_start(config: ExpertConfig) -> SearchNet | None:
+    """Read the warm start's file before any run folder exists, so a missing, damaged or
+    unfitting file changes nothing: the network of ``warm_start.net``, else None (a
+    ``warm_start.ppo`` model is checked to be one the search network can copy)."""
+    ws = config.warm_start
+    ws.check_files()
+    if ws.ppo:
+        from ..search_warmstart import net_from_ppo
+
+        net_from_ppo(ws.ppo, config.net.num_players)
+    if not ws.net:
+        return None
+    net = load_net(ws.net)
+    if net.num_players != config.net.num_players:
+        raise InvalidConfigError(
+            f"warm_start.net: {ws.net} predicts {net.num_players} seats, "
+            f"net.num_players is {config.net.num_players}"
+        )
+    return net
+
+
+def initial_net(
+    config: ExpertConfig, loaded: SearchNet | None, run_dir: Path, progress: bool
+) -> tuple[SearchNet, str]:
+    """The first network and where it came from: ``loaded`` (``warm_start.net``), the
+    warm start of ``warm_start.ppo`` (training/search_warmstart.py), or random weights."""
+    import torch
+
+    ws = config.warm_start
+    if loaded is not None:
+        return loaded, f"net:{ws.net}"
+    if ws.ppo:
+        from ..search_warmstart import warm_start
+
+        out = run_dir / "warm_start.pkn"
+        warm_start(
+            ws.ppo, out, games=ws.games, epochs=ws.epochs, seed=config.seed,
+            num_players=config.net.num_players, progress=progress,
+        )
+        return load_net(out), f"ppo:{ws.ppo} (value fitted on {ws.games} games)"
+    torch.manual_seed(config.seed)
+    return SearchNet(config.net.settings()).eval(), ""
+
+
+def eval_specs(config: ExpertConfig, path: Path) -> dict[str, str]:
+    """Label -> agent spec of the network at ``path`` for evaluation."""
+    defaults = asdict(SearchParams())
+    params = {**config.search.model_dump(), "sims": config.eval.sims}
+    extra = "".join(
+        f",{k}={v}" for k, v in params.items() if k != "batch" and defaults.get(k) != v
+    )
+    specs = {"search": f"search:model={path}{extra}"}
+    if config.eval.raw:
+        specs["net"] = f"net:{path}"
+    return specs
+
+
+def evaluate_net(config: ExpertConfig, path: Path) -> dict[str, dict[str, Any]]:
+    """Win rate and 95 % CI of the network (with and without search) against each
+    ``eval.opponents`` entry filling the other seats."""
+    from perikles_env.evaluation import evaluate
+
+    out: dict[str, dict[str, Any]] = {}
+    for opponent in config.eval.opponents:
+        for label, spec in eval_specs(config, path).items():
+            result = evaluate(
+                [spec, opponent], players=config.net.num_players, games=config.eval.games,
+                seed=config.eval.seed, workers=config.eval.workers, plots=False,
+            )
+            stats = result.matchups[0].agents[spec]
+            out[f"{label} vs {opponent}"] = {
+                "win_rate": round(stats.win_rate, 4),
+                "ci": [round(x, 4) for x in stats.win_ci],
+                "games": len(result.records),
+            }
+    return out
+
+
+class Run:
+    """One run folder's iterations (new or resumed)."""
+
+    def __init__(
+        self, config: ExpertConfig, run_dir: Path, net: SearchNet, command: str,
+        warm: str, progress: bool,
+    ) -> None:
+        self.config, self.run_dir, self.net, self.command = config, run_dir, net, command
+        self.warm, self.progress = warm, progress
+        self.optimizer = make_optimizer(net, config.learn.learning_rate)
+        self.window = dataset.ReplayWindow(config.replay.window)
+        self.history: list[dict[str, Any]] = []
+        self.seconds = 0.0
+        self.iteration = 0
+        self.stopped_by_time = False
+
+    def restore(self, ckpt: checkpoint.Checkpoint) -> None:
+        try:
+            self.net.load_state_dict(ckpt.net.state_dict())
+            self.optimizer.load_state_dict(ckpt.optimizer)
+        except (RuntimeError, ValueError, KeyError) as exc:
+            raise checkpoint.CheckpointError(
+                f"{ckpt.path} does not fit this run's network: {exc}"
+            ) from exc
+        self.iteration, self.history = ckpt.iteration, ckpt.run["history"]
+        self.seconds = float(ckpt.run["seconds"])
+        for i in ckpt.run["window"]:
+            data = dataset.load(_data_path(self.run_dir, i), self.net.state_size,
+                                self.net.num_players)
+            self.window.add(i, data)
+
+    def step(self) -> dict[str, Any]:
+        """One iteration (module docstring); returns its history record."""
+        import torch
+
+        c, i = self.config, self.iteration + 1
+        torch.set_num_threads(c.torch_threads)  # an evaluation's agents set their own
+        start = time.perf_counter()
+        seeds = np.random.SeedSequence([c.seed, i]).generate_state(2)
+        selfplay = SelfPlay(self.net, c.search.params(), c.selfplay.league)
+        data, stats = selfplay.play(c.selfplay.games, c.selfplay.parallel, int(seeds[0]))
+        dataset.save(_data_path(self.run_dir, i), data)
+        self.window.add(i, data)
+        learn = train(
+            self.net, self.optimizer, self.window.data(), c.learn.epochs, c.learn.batch_size,
+            c.learn.value_weight, int(seeds[1]),
+        )
+        record: dict[str, Any] = {
+            "iteration": i,
+            "games": stats.games,
+            "truncated": stats.truncated,
+            "positions": len(data),
+            "window_rows": len(self.window),
+            "window_mb": round(sum(d.nbytes for _, d in self.window.parts) / 1e6, 1),
+            "searcher_share": round(stats.searcher_share / max(1, stats.games), 4),
+            "seats": stats.seats,
+            "learn": learn,
+        }
+        self.iteration = i
+        used = self.seconds + time.perf_counter() - start
+        last = i == c.budget.iterations or bool(c.budget.minutes and used >= 60 * c.budget.minutes)
+        if c.eval.every and (i % c.eval.every == 0 or last):
+            path = save_net(checkpoint.net_path(self.run_dir, i), self.net)
+            record["eval"] = evaluate_net(c, path)
+        self.seconds += time.perf_counter() - start
+        record["seconds"] = round(self.seconds, 1)
+        self.history.append(record)
+        checkpoint.save(self.run_dir, i, self.net, self.optimizer, self._run_state(),
+                        c.keep_checkpoints)
+        self._drop_old_data()
+        return record
+
+    def _run_state(self) -> dict[str, Any]:
+        return {"seconds": round(self.seconds, 3), "window": self.window.iterations,
+                "history": self.history, "warm_start": self.warm}
+
+    def _drop_old_data(self) -> None:
+        """Data files no kept checkpoint's window needs."""
+        kept = sorted((self.run_dir / checkpoint.FOLDER).glob("ckpt_*.zip"))
+        oldest = int(kept[0].stem.split("_")[1]) if kept else self.iteration
+        for path in (self.run_dir / DATA).glob("iter_*.npz"):
+            if int(path.stem.split("_")[1]) <= oldest - self.config.replay.window:
+                path.unlink(missing_ok=True)
+
+    def loop(self) -> None:
+        c = self.config
+        budget = Budget(minutes=c.budget.minutes, iterations=c.budget.iterations, unit="positions")
+        while self.iteration < c.budget.iterations:
+            if c.budget.minutes and self.seconds >= 60 * c.budget.minutes:
+                self.stopped_by_time = True
+                break
+            record = self.step()
+            if self.progress:
+                rows = sum(h["positions"] for h in self.history)
+                rates = ", ".join(
+                    f"{k} {100 * v['win_rate']:.0f} %" for k, v in record.get("eval", {}).items()
+                )
+                learn = record["learn"]
+                loss = (f"loss policy {learn['policy'][-1]:.3f} value {learn['value'][-1]:.3f}"
+                        if learn["policy"] else "no positions")
+                print(
+                    f"{PROG}: " + budget.line(self.seconds, rows, self.iteration)
+                    + f"; {loss}" + (f"; {rates}" if rates else ""),
+                    flush=True,
+                )
+
+    def summary(self, status: str) -> dict[str, Any]:
+        c = self.config
+        return {
+            "name": c.name,
+            "status": status,
+            "run_dir": str(self.run_dir),
+            "command": self.command,
+            "iterations": self.iteration,
+            "budget_iterations": c.budget.iterations,
+            "seconds": round(self.seconds, 1),
+            "stopped_by_time": self.stopped_by_time,
+            "warm_start": self.warm,
+            "net": str(self.run_dir / NET) if status == COMPLETE else None,
+            "history": self.history,
+            "config": c.to_dict(),
+            "config_yaml": yaml.safe_dump(c.to_dict(), sort_keys=False),
+        }
+
+
+def run(
+    config: ExpertConfig | None = None,
+    resume: str | Path | None = None,
+    command: str = "",
+    progress: bool | None = None,
+    overrides: Sequence[str] = (),
+) -> Path:
+    """Start a new run of ``config`` or continue the run folder ``resume`` (its own config,
+    with ``overrides`` such as ``budget.iterations=20``); returns the run folder. The final
+    network is ``<run>/net.pkn``."""
+    import torch
+
+    if resume is not None:
+        run_dir = Path(resume)
+        if not (run_dir / CONFIG).is_file():
+            raise InvalidConfigError(f"--resume: {run_dir} is not an expert-iteration run folder")
+        saved = yaml.safe_load((run_dir / CONFIG).read_text(encoding="utf-8"))
+        try:
+            config = config_from_dict(saved, list(overrides))
+        except InvalidConfigError as exc:
+            raise InvalidConfigError(f"{run_dir / CONFIG}: {exc}") from None
+        ckpt = checkpoint.latest(run_dir)
+    elif config is None:
+        raise InvalidConfigError("run needs a config or a run folder to resume")
+    else:
+        loaded = check_warm_start(config)
+        run_dir = new_run_dir(config.out, config.name)
+    show = config.progress_bar if progress is None else progress
+    torch.set_num_threads(config.torch_threads)
+    write_text(run_dir / CONFIG, yaml.safe_dump(config.to_dict(), sort_keys=False))
+    write_status(run_dir, RUNNING, command=command)
+    try:
+        if resume is None:
+            net, warm = initial_net(config, loaded, run_dir, show)
+        else:
+            net, warm = ckpt.net, ckpt.run["warm_start"]
+        torch.set_num_threads(config.torch_threads)
+        state = Run(config, run_dir, net, command, warm, show)
+        if resume is not None:
+            state.restore(ckpt)
+        state.loop()
+        save_net(run_dir / NET, state.net, extra={"expert_iteration": {
+            "run": str(run_dir), "iterations": state.iteration, "warm_start": warm,
+            "command": command}})
+        write_report(run_dir, state.summary(COMPLETE))
+    except KeyboardInterrupt:
+        write_status(run_dir, INTERRUPTED, command=command)
+        print(f"{PROG}: interrupted; continue with: {PROG} --resume {shlex.quote(str(run_dir))}",
+              file=sys.stderr)
+        raise
+    except BaseException as exc:
+        write_status(run_dir, FAILED, command=command, error=f"{type(exc).__name__}: {exc}")
+        raise
+    write_status(run_dir, COMPLETE, command=command, iterations=state.iteration)
+    return run_dir

@@ -1,0 +1,137 @@
+"""Warm start of the search network from a PPO model (training/search_warmstart.py)."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+from perikles_env.agents import make_agent
+from perikles_env.agents.ppo_file import ModelFileError, save_model
+from perikles_env.agents.ppo_policy import ActionScoringPolicy
+from perikles_env.agents.search.net_file import load_net
+from perikles_env.agents.search.network import NetSettings, SearchNet, relative_shares
+from perikles_env.analysis.encoding import default_encoder
+from perikles_env.engine import NUM_ACTIONS, GameConfig, new_game
+from perikles_env.single_agent import OpponentPool
+from perikles_env.training import search_warmstart as W
+from perikles_env.vector.encoder import encode_with_features, legal_mask
+
+FEATURES = ["battle", "actions"]
+
+
+def ppo_policy(cls=ActionScoringPolicy, net_arch=None, seed: int = 0):
+    """A small policy with every weight random (the scoring heads too), so the copy is
+    checked on weights that all matter."""
+    torch.manual_seed(seed)
+    policy = cls(
+        default_encoder(FEATURES).space,
+        gym.spaces.Discrete(NUM_ACTIONS),
+        lambda _: 1e-3,
+        net_arch=net_arch or [32, 16],
+        activation_fn=torch.nn.Tanh,
+    )
+    with torch.no_grad():
+        for p in policy.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    return policy.eval()
+
+
+@pytest.fixture(scope="module")
+def positions() -> tuple[np.ndarray, np.ndarray]:
+    heuristic = make_agent("heuristic")
+    game = new_game(GameConfig(num_players=4, record_events=False), seed=3)
+    rng = np.random.default_rng(0)
+    obs, masks = [], []
+    step = 0
+    while not game.is_terminal:
+        if step % 9 == 0:
+            obs.append(encode_with_features(game, game.current, FEATURES))
+            masks.append(legal_mask(game) > 0)
+        game.apply_action(int(heuristic.act_state(game, game.current, rng)))
+        step += 1
+    return np.stack(obs), np.stack(masks)
+
+
+def ppo_log_probs(policy, obs, masks) -> np.ndarray:
+    with torch.no_grad():
+        dist = policy.get_distribution(torch.from_numpy(obs), action_masks=masks)
+        return dist.distribution.logits.numpy()
+
+
+def test_warm_started_net_plays_exactly_as_the_ppo_model(tmp_path, positions) -> None:
+    obs, masks = positions
+    for arch in ([32, 16], {"pi": [24], "vf": [8, 8]}):
+        policy = ppo_policy(net_arch=arch)
+        path = save_model(tmp_path / "m.zip", policy, FEATURES, num_timesteps=7)
+        net = W.net_from_ppo(path)
+        logits, values = net.evaluate(obs, masks)
+        mine = torch.log_softmax(torch.from_numpy(logits), dim=1).numpy()
+        np.testing.assert_allclose(mine[masks], ppo_log_probs(policy, obs, masks)[masks], atol=1e-5)
+        np.testing.assert_allclose(values, 0.25, atol=1e-7)  # equal shares before fitting
+        assert net.extra == {"ppo": str(path), "ppo_timesteps": 7}
+        critic = policy.mlp_extractor.value_net[0].weight
+        torch.testing.assert_close(net.value_trunk[0].weight, critic)
+
+
+def test_only_a_scoring_policy_can_be_warm_started(tmp_path) -> None:
+    policy = ppo_policy(MaskableActorCriticPolicy)
+    path = save_model(tmp_path / "flat.zip", policy, FEATURES, num_timesteps=0)
+    with pytest.raises(ModelFileError, match="ActionScoringPolicy"):
+        W.net_from_ppo(path)
+    with pytest.raises(ModelFileError, match="not found"):
+        W.net_from_ppo(tmp_path / "absent.zip")
+
+
+def test_recorded_labels_are_the_final_shares_of_each_observer() -> None:
+    net = SearchNet(NetSettings(policy_arch=(8,), value_arch=(8,)))
+    part = W.play_value_game(net, seed=4, league=OpponentPool.of("heuristic"), keep=10_000)
+    assert part is not None
+    states, targets, share = part
+    assert states.dtype == np.float16 and states.shape[1] == net.state_size
+    assert targets.shape == (len(states), 4)
+    np.testing.assert_allclose(targets.sum(axis=1), 1.0)
+    # every row is one rotation of the same final shares, and the observers take turns
+    rotations = {tuple(relative_shares(targets[0], k)) for k in range(4)}
+    assert {tuple(t) for t in targets} <= rotations and len({tuple(t) for t in targets}) > 1
+    fewer = W.play_value_game(net, seed=4, league=OpponentPool.of("heuristic"), keep=5)
+    assert len(fewer[1]) == 5 and fewer[2] == share  # the same game, sampled
+
+
+def test_value_fitting_lowers_the_loss_and_leaves_the_policy(tmp_path, positions) -> None:
+    policy = ppo_policy(net_arch=[32, 16])
+    net = W.net_from_ppo(save_model(tmp_path / "m.zip", policy, FEATURES, num_timesteps=0))
+    samples = W.record_values(net, games=8, seed=1, league="heuristic", keep=60)
+    assert len(samples) == 8 * 60 and samples.games.max() == 7
+    train = np.flatnonzero(samples.games < 7)
+    before = W.value_loss(net, samples, train)
+    assert before == pytest.approx(np.log(4), abs=1e-6)
+    logits_before = net.evaluate(*positions)[0]
+    report = W.fit_values(net, samples, 4, batch_size=32, learning_rate=3e-3)
+    assert report["train_rows"] == len(train) and report["held_out_rows"] == 60
+    assert report["equal_shares"] == pytest.approx(1.3863)
+    assert report["epochs"][-1] < report["epochs"][0] < before
+    assert W.value_loss(net, samples, train) < before - 0.05
+    assert report["held_out_after"] == min([report["held_out_before"], *report["held_out"]])
+    np.testing.assert_array_equal(net.evaluate(*positions)[0], logits_before)
+
+
+def test_cli_writes_a_network_that_loads(tmp_path, capsys, positions) -> None:
+    policy = ppo_policy()
+    ppo = save_model(tmp_path / "m.zip", policy, FEATURES, num_timesteps=0)
+    out = tmp_path / "net.pkn"
+    args = ["--ppo", str(ppo), "--out", str(out), "--games", "3", "--epochs", "1"]
+    assert W.main([*args, "--keep", "20"]) == 0
+    printed = capsys.readouterr().out
+    assert "3/3 games" in printed and "value loss held out" in printed
+    net = load_net(out)
+    summary = net.extra["warm_start"]
+    assert summary["games"] == 3 and summary["positions"] == 60
+    assert set(summary["league"]) >= {"heuristic", "random"}
+    obs, masks = positions
+    mine = torch.log_softmax(torch.from_numpy(net.evaluate(obs, masks)[0]), dim=1).numpy()
+    np.testing.assert_allclose(mine[masks], ppo_log_probs(policy, obs, masks)[masks], atol=1e-5)
+    assert W.main(["--ppo", str(tmp_path / "absent.zip"), "--out", str(out)]) == 2
+    assert "not found" in capsys.readouterr().err
