@@ -19,11 +19,10 @@ from perikles_env.analysis.encoding import check_features
 from perikles_env.engine import MAX_GAME_DECISIONS
 from perikles_env.engine import data as D
 from perikles_env.engine.backend import resolve_backend
-from perikles_env.errors import InvalidConfigError
 from perikles_env.single_agent import RewardConfig
 
 from .run_folder import folder_path, plain_folder_name
-from .schema import Config, FieldError, Schema, apply_overrides, build, floats_in_yaml, read_yaml
+from .schema import Config, FieldError, Schema, build_with_overrides, load_file
 from .schema import parse_override as parse_override
 from .self_keys import SELF_KEYS as SELF_KEYS
 from .self_keys import SELF_LATEST as SELF_LATEST
@@ -302,13 +301,9 @@ def config_from_dict(
     data: dict[str, Any] | None, overrides: list[str] | None = None
 ) -> TrainConfig:
     """A checked config from plain data (a YAML file's mapping) and ``--override`` texts."""
-    return build(TrainConfig, floats_in_yaml(apply_overrides(data or {}, overrides or [])))
+    return build_with_overrides(TrainConfig, data, overrides)
 
 
 def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
     """Read and validate a YAML training config; errors name the file and the key."""
-    file, data = read_yaml(path)
-    try:
-        return config_from_dict(data, overrides)
-    except InvalidConfigError as exc:
-        raise InvalidConfigError(f"{file}: {exc}") from None
+    return load_file(TrainConfig, path, overrides)

@@ -45,6 +45,15 @@ def write_learning_curve(state: RunState, path: Path) -> bool:
         pts = [(e["timesteps"], 100 * e[key]) for e in state.evals if key in e]
         ax.plot(*zip(*pts, strict=True), marker="o", label=f"eval vs {key[len('win_rate_vs_') :]}")
     ax.set_xlabel("learner steps")
+    save_win_rate_plot(fig, ax, path)
+    return True
+
+
+def save_win_rate_plot(fig: Any, ax: Any, path: Path) -> None:
+    """Finish a learning-curve figure (win rate % from 0 to 100, grid, legend) and write
+    it as a PNG atomically."""
+    import matplotlib.pyplot as plt
+
     ax.set_ylabel("win rate %")
     ax.set_ylim(0, 100)
     ax.grid(alpha=0.3)
@@ -52,7 +61,6 @@ def write_learning_curve(state: RunState, path: Path) -> bool:
     fig.tight_layout()
     atomic_write(path, lambda f: fig.savefig(f, dpi=100, format="png"))
     plt.close(fig)
-    return True
 
 
 def _pretrain_lines(pre: dict[str, Any]) -> list[str]:

@@ -176,6 +176,22 @@ def build(model: type[M], data: Any, what: str = "the config") -> M:
         raise InvalidConfigError(describe(exc, model)) from None
 
 
+def build_with_overrides(
+    model: type[M], data: dict[str, Any] | None, overrides: list[str] | None = None
+) -> M:
+    """``model`` from a YAML file's mapping and ``--override`` texts (``ppo.n_steps=64``)."""
+    return build(model, floats_in_yaml(apply_overrides(data or {}, overrides or [])))
+
+
+def load_file(model: type[M], path: str | Path, overrides: list[str] | None = None) -> M:
+    """Read and validate a YAML config of ``model``; errors name the file and the key."""
+    file, data = read_yaml(path)
+    try:
+        return build_with_overrides(model, data, overrides)
+    except InvalidConfigError as exc:
+        raise InvalidConfigError(f"{file}: {exc}") from None
+
+
 # ---- YAML ----------------------------------------------------------------------------------
 
 

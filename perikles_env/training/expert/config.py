@@ -21,7 +21,7 @@ from perikles_env.errors import InvalidConfigError
 
 from ..config import check_spec
 from ..run_folder import folder_path, plain_folder_name
-from ..schema import Config, FieldError, Schema, apply_overrides, build, floats_in_yaml, read_yaml
+from ..schema import Config, FieldError, Schema, build_with_overrides, load_file
 
 SELF = "self"  # a league seat played by the current network with search
 
@@ -196,13 +196,9 @@ def config_from_dict(
     data: dict[str, Any] | None, overrides: list[str] | None = None
 ) -> ExpertConfig:
     """A checked config from plain data and ``--override`` texts (``search.sims=128``)."""
-    return build(ExpertConfig, floats_in_yaml(apply_overrides(data or {}, overrides or [])))
+    return build_with_overrides(ExpertConfig, data, overrides)
 
 
 def load_config(path: str | Path, overrides: list[str] | None = None) -> ExpertConfig:
     """Read and validate a YAML expert-iteration config; errors name the file and the key."""
-    file, data = read_yaml(path)
-    try:
-        return config_from_dict(data, overrides)
-    except InvalidConfigError as exc:
-        raise InvalidConfigError(f"{file}: {exc}") from None
+    return load_file(ExpertConfig, path, overrides)

@@ -9,7 +9,9 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from perikles_env.files import atomic_write, write_text
+from perikles_env.files import write_text
+
+from ..report import save_win_rate_plot
 
 CURVE = "learning_curve.png"
 
@@ -33,13 +35,7 @@ def write_learning_curve(history: list[dict[str, Any]], path: Path) -> bool:
             x, [100 * p[1]["ci"][0] for p in pts], [100 * p[1]["ci"][1] for p in pts], alpha=0.15
         )
     ax.set_xlabel("iteration")
-    ax.set_ylabel("win rate %")
-    ax.set_ylim(0, 100)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    atomic_write(path, lambda f: fig.savefig(f, dpi=100, format="png"))
-    plt.close(fig)
+    save_win_rate_plot(fig, ax, path)
     return True
 
 
