@@ -12,20 +12,37 @@ from perikles_env.training.config import config_from_dict, load_config, parse_ov
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
-def _documented_overrides() -> list[str]:
+EXPERT_SECTION = "## Expert iteration"
+
+
+def _documented_overrides() -> tuple[list[str], list[str]]:
+    """The ``--override`` texts of README.md and docs/training.md: those for
+    ``perikles-train`` and those of the expert-iteration section (``perikles-search-train``)."""
     import re
 
     root = CONFIGS.parent
-    text = "".join((root / f).read_text() for f in ("README.md", "docs/training.md"))
-    found = re.findall(r"--override ([\w.]+=[^\s`\\]+)", text)
-    return [o for o in found if not o.startswith("key.")]  # the syntax placeholder
+    training = (root / "docs/training.md").read_text()
+    start = training.index(EXPERT_SECTION)
+    end = training.find("\n## ", start + len(EXPERT_SECTION))
+    expert = training[start : end if end >= 0 else len(training)]
+    train = (root / "README.md").read_text() + training.replace(expert, "")
+
+    def found(text: str) -> list[str]:
+        overrides = re.findall(r"--override ([\w.]+=[^\s`\\]+)", text)
+        return [o for o in overrides if not o.startswith("key.")]  # the syntax placeholder
+
+    return found(train), found(expert)
 
 
 def test_overrides_shown_in_the_docs_are_valid():
-    overrides = _documented_overrides()
-    assert len(overrides) >= 4  # README and docs/training.md show several
-    for override in overrides:
+    from perikles_env.training.expert.config import load_config as load_expert_config
+
+    train, expert = _documented_overrides()
+    assert len(train) >= 4 and len(expert) >= 4  # README and docs/training.md show several
+    for override in train:
         load_config(CONFIGS / "default.yaml", [override])
+    for override in expert:
+        load_expert_config(CONFIGS / "search_long.yaml", [override])
 
 
 @pytest.mark.parametrize("name", ["smoke", "default", "long"])
