@@ -71,12 +71,19 @@ def _net(path: str = "", **kw: Any) -> Agent:
     return NetAgent(path or None)
 
 
+# The search agent's play defaults where they differ from SearchParams' (which expert
+# iteration's targets use): a PUCT root with visit counts played 52.5 % against three
+# heuristic players at sims=32, the Gumbel root 29.9 % (docs/results.md).
+SEARCH_PLAY_DEFAULTS: dict[str, Any] = {"gumbel_m": 0}
+
+
 def _search(model: str = "", **kw: Any) -> Agent:
     from .search.agent import SearchAgent
     from .search.net_agent import NetAgent
     from .search.puct import SearchParams
 
-    params = SearchParams.from_options(kw)  # a bad option fails before the file is read
+    # a bad option fails before the file is read
+    params = SearchParams.from_options({**SEARCH_PLAY_DEFAULTS, **kw})
     return SearchAgent(NetAgent(str(model) or None).net, params)
 
 

@@ -60,7 +60,7 @@ def test_net_path_plays_the_file_s_network(net_path) -> None:
 def test_search_spec_builds_the_search_over_the_file(net_path) -> None:
     agent = make_agent(f"search:model={net_path},sims=8,c_puct=2")
     assert isinstance(agent, SearchAgent)
-    assert agent.params == SearchParams(sims=8, c_puct=2.0)
+    assert agent.params == SearchParams(sims=8, c_puct=2.0, gumbel_m=0)  # the play default
     game = game_at(3, 40)
     results = agent.search_batch([game], [game.current], np.random.default_rng(0))
     assert game.is_legal(results[0].action) and results[0].sims == 8
@@ -72,7 +72,8 @@ def test_shipped_network_specs(net_path, monkeypatch) -> None:
     monkeypatch.setattr(net_agent_module, "SHIPPED_NET", net_path)
     assert make_agent("net").describe() == "net"
     agent = make_agent("search")
-    assert isinstance(agent, SearchAgent) and agent.params == SearchParams()
+    assert isinstance(agent, SearchAgent) and agent.params == SearchParams(gumbel_m=0)
+    assert make_agent("search:gumbel_m=16").params.gumbel_m == 16
 
 
 @pytest.mark.usefixtures("no_shipped_net")
