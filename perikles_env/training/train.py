@@ -105,6 +105,7 @@ def make_vec_env(config: TrainConfig, opponents: Any) -> Any:
 def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
     """A new MaskablePPO with the config's policy (``ppo.action_head``) and settings."""
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
     from perikles_env.agents.ppo_policy import ACTIVATIONS, POLICIES
 
@@ -114,7 +115,7 @@ def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
     lr: Any = p.learning_rate
     if p.lr_schedule == "linear":
         lr = BudgetLinearSchedule(p.learning_rate)
-    return MaskablePPO(
+    model = MaskablePPO(
         POLICIES[ACTION_HEADS[p.action_head]],
         env,
         learning_rate=lr,
@@ -134,6 +135,9 @@ def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
         device="cpu",
         verbose=0,
     )
+    if tb_dir is None:  # SB3 would otherwise make an empty /tmp/SB3-<date> folder per run
+        model.set_logger(Logger(folder=None, output_formats=[]))
+    return model
 
 
 # ---- evaluation -------------------------------------------------------------------------------

@@ -117,6 +117,19 @@ def test_same_seed_reproduces_the_first_rollout():
     assert not np.array_equal(a[1], c[1])
 
 
+def test_a_run_without_tensorboard_makes_no_logger_folder(tmp_path, monkeypatch):
+    """SB3 makes an empty ``SB3-<date>`` logger folder (``$SB3_LOGDIR`` or the temp dir)
+    on every ``learn`` unless the model has its own logger."""
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3"))
+    config = load_config(SMOKE, ["train.n_envs=2", "opponents.weights={random: 1}"])
+    env = make_vec_env(config, config.opponents.weights)
+    model = make_model(config, env, None)
+    model.learn(total_timesteps=config.ppo.n_steps * 2)
+    env.close()
+    assert model.num_timesteps == config.ppo.n_steps * 2
+    assert not (tmp_path / "sb3").exists()
+
+
 def _progress_steps(run_dir: Path) -> int:
     try:
         return json.loads((run_dir / "progress.json").read_text())["last"]["timesteps"]
