@@ -61,3 +61,19 @@ def test_cloning_lowers_the_imitation_loss():
     assert history[-1]["value_loss"] < history[0]["value_loss"]
     # the sampled per-epoch accuracy is noisy; the exact one over all demos must rise
     assert imitation_accuracy(model.policy, demos) > before
+
+
+def test_the_shipped_network_as_teacher_records_its_own_moves():
+    """``make train``'s teacher (configs/default.yaml): the shipped search network. Every
+    seat it plays is recorded, and each recorded action is its highest legal logit on the
+    recorded observation, alone in its best set (no ties to learn)."""
+    from perikles_env.agents import make_agent
+
+    net = make_agent("net").net
+    job = DemoJob(11, (4,), "net", OpponentPool.of({"heuristic": 1, "net": 1}),
+                  RewardConfig(), 0.99, net.features)
+    obs, masks, actions, _, _, seats, best = play_demo_game(job)
+    assert seats >= 1 and len(actions) > 30 * seats
+    logits, _ = net.evaluate(obs.astype(np.float32), masks)
+    np.testing.assert_array_equal(logits.argmax(axis=1), actions)
+    assert (best.sum(axis=1) == 1).all() and best[np.arange(len(actions)), actions].all()
