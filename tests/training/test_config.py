@@ -17,7 +17,8 @@ EXPERT_SECTION = "## Expert iteration"
 
 def _documented_overrides() -> tuple[list[str], list[str]]:
     """The ``--override`` texts of README.md and docs/training.md: those for
-    ``perikles-train`` and those of the expert-iteration section (``perikles-search-train``)."""
+    ``perikles-train`` and those of the expert-iteration section (``perikles-search-train``),
+    where a ``perikles-train`` command (a recipe's first step) counts as ``perikles-train``'s."""
     import re
 
     root = CONFIGS.parent
@@ -26,6 +27,10 @@ def _documented_overrides() -> tuple[list[str], list[str]]:
     end = training.find("\n## ", start + len(EXPERT_SECTION))
     expert = training[start : end if end >= 0 else len(training)]
     train = (root / "README.md").read_text() + training.replace(expert, "")
+    expert = expert.replace("\\\n", " ")  # one line per shell command
+    for command in re.findall(r"perikles-train [^\n]*", expert):
+        train += "\n" + command
+        expert = expert.replace(command, "")
 
     def found(text: str) -> list[str]:
         overrides = re.findall(r"--override ([\w.]+=[^\s`\\]+)", text)
