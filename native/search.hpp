@@ -32,6 +32,15 @@ struct Params {
   double c_visit = 50.0;     // sigma(q) = (c_visit + max visits) * c_scale * q
   double c_scale = 0.1;
   int leaves_per_search = 1; // leaves one search may have awaiting evaluation (virtual loss)
+  // Opponent model: false, every seat's decisions are tree nodes (each maximises its own
+  // value); true, the other seats' decisions are played inside each simulation by the default
+  // heuristic (ai::decide, seeded by the search's stream), so only the searching player's
+  // decisions are nodes.
+  bool heuristic_opponents = false;
+  // A leaf's value: (1 - rollout_mix) * the evaluator's values + rollout_mix * the win shares
+  // of one default-heuristic playout of the leaf's sample to the end (AlphaGo's lambda);
+  // 0: no playout.
+  double rollout_mix = 0.0;
   std::vector<int> features; // feature blocks after the observation (vector_env.hpp Feature)
 };
 // Throws std::invalid_argument naming the bad parameter.
@@ -70,6 +79,7 @@ struct Leaf {
   int search;
   int actor;  // the seat whose observation the row holds
   int n;      // players
+  double rollout[MAXP];  // the playout's win shares per absolute seat (rollout_mix > 0)
   std::vector<int32_t> path;
   Actions legal;
 };
@@ -137,8 +147,12 @@ class Search {
   Actions legal_;
   std::vector<double> scratch_prior_, scratch_w_, scratch_q_;
   std::vector<int> scratch_n_, scratch_idx_;
+  Game playout_;
+  Actions ai_legal_;
+  std::vector<double> ai_scores_;
 
   bool can_start(const Tree& t) const;
+  void advance(Tree& t, Game& g);  // past forced (and modelled opponents') decisions
   Outcome simulate(int i, Buffers out, int row);
   int select(Tree& t, int node, const Actions& legal, int actor);
   int select_root(Tree& t, const Actions& legal);

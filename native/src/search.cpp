@@ -11,6 +11,7 @@
 
 #include "encoder.hpp"
 #include "features.hpp"
+#include "heuristic.hpp"
 #include "vector_env.hpp"
 
 namespace pk::search {
@@ -19,6 +20,14 @@ namespace {
 constexpr double NEG_INF = -std::numeric_limits<double>::infinity();
 
 bool finite_at_least(double v, double low) { return std::isfinite(v) && v >= low; }
+
+// Game.win_shares of a finished game, per absolute seat.
+void win_shares(const Game& g, double* v) {
+  std::fill(v, v + MAXP, 0.0);
+  int winners[MAXP];
+  int k = g.winners(winners);
+  for (int j = 0; j < k; ++j) v[winners[j]] = 1.0 / k;
+}
 
 // A standard Gumbel draw from the stream (u in (0, 1), never 0).
 double gumbel(Rng& r) {
@@ -44,6 +53,8 @@ void check(const Params& p) {
   need(finite_at_least(p.gumbel_scale, 0.0), "gumbel_scale must be a finite number >= 0");
   need(finite_at_least(p.c_visit, 0.0), "c_visit must be a finite number >= 0");
   need(finite_at_least(p.c_scale, 0.0), "c_scale must be a finite number >= 0");
+  need(std::isfinite(p.rollout_mix) && p.rollout_mix >= 0.0 && p.rollout_mix <= 1.0,
+       "rollout_mix must be a number in 0..1");
   need(p.leaves_per_search >= 1 && p.leaves_per_search <= 4096, "leaves_per_search must be in 1..4096");
   for (size_t i = 0; i < p.features.size(); ++i) {
     need(p.features[i] == FEATURE_BATTLE || p.features[i] == FEATURE_ACTIONS, "unknown feature block");
@@ -198,16 +209,10 @@ Search::Outcome Search::simulate(int i, Buffers out, int row) {
     int child = child_of(t, node, a);
     path.push_back(child);
     g.apply_action(a);
-    while (g.phase != Phase::GAME_OVER) {  // forced decisions: no node
-      g.legal_actions(legal_);
-      if (legal_.size() != 1) break;
-      g.apply_action(legal_[0]);
-    }
-    if (g.phase == Phase::GAME_OVER) {  // exact win shares (Game.win_shares)
-      double v[MAXP] = {};
-      int winners[MAXP];
-      int k = g.winners(winners);
-      for (int j = 0; j < k; ++j) v[winners[j]] = 1.0 / k;
+    advance(t, g);
+    if (g.phase == Phase::GAME_OVER) {  // exact win shares
+      double v[MAXP];
+      win_shares(g, v);
       ++t.started;
       ++t.done;
       backup(t, path, v, false);
@@ -222,6 +227,19 @@ Search::Outcome Search::simulate(int i, Buffers out, int row) {
       return LEAF;
     }
     node = child;
+  }
+}
+
+void Search::advance(Tree& t, Game& g) {
+  while (g.phase != Phase::GAME_OVER) {
+    g.legal_actions(legal_);
+    if (legal_.size() == 1) {
+      g.apply_action(legal_[0]);
+    } else if (p_.heuristic_opponents && g.current != t.player) {
+      g.apply_action(ai::decide(g, g.current, ai::Params{}, t.rng.next64(), ai_legal_, ai_scores_));
+    } else {
+      return;
+    }
   }
 }
 
@@ -326,7 +344,13 @@ void Search::write_leaf(int i, const Game& g, std::vector<int32_t>& path, Buffer
   for (int a : legal_) mask[a] = true;
   for (int32_t node : path) ++t.nodes[node].inflight;
   ++t.inflight;
-  leaves_.push_back(Leaf{i, g.current, g.n, std::move(path), legal_});
+  Leaf leaf{i, g.current, g.n, {}, std::move(path), legal_};
+  if (p_.rollout_mix > 0.0) {
+    playout_ = g;
+    ai::playout(playout_, ai::Params{}, t.rng.next64(), -1, ai_legal_, ai_scores_);
+    win_shares(playout_, leaf.rollout);
+  }
+  leaves_.push_back(std::move(leaf));
 }
 
 void Search::backup(Tree& t, const std::vector<int32_t>& path, const double* v, bool from_leaf) {
@@ -385,6 +409,8 @@ void Search::feed(int n, const float* logits, const float* values, int width) {
     Tree& t = trees_[leaf.search];
     double v[MAXP] = {};
     for (int k = 0; k < leaf.n; ++k) v[(leaf.actor + k) % leaf.n] = values[static_cast<int64_t>(r) * width + k];
+    if (p_.rollout_mix > 0.0)
+      for (int s = 0; s < leaf.n; ++s) v[s] = (1.0 - p_.rollout_mix) * v[s] + p_.rollout_mix * leaf.rollout[s];
     expand(t, leaf.path.back(), leaf.legal, logits + static_cast<int64_t>(r) * NUM_ACTIONS, v);
     backup(t, leaf.path, v, true);
     --t.inflight;

@@ -72,9 +72,13 @@ def _net(path: str = "", **kw: Any) -> Agent:
 
 
 # The search agent's play defaults where they differ from SearchParams' (which expert
-# iteration's targets use): a PUCT root with visit counts played 52.5 % against three
-# heuristic players at sims=32, the Gumbel root 29.9 % (docs/results.md).
-SEARCH_PLAY_DEFAULTS: dict[str, Any] = {"gumbel_m": 0}
+# iteration's targets use): a PUCT root with visit counts, the other seats modelled by the
+# default heuristic and half of each leaf's value from a heuristic playout, 150 simulations
+# (about 0.2 s of CPU per decision): docs/results.md, "Search with an opponent model".
+SEARCH_PLAY_DEFAULTS: dict[str, Any] = {
+    "gumbel_m": 0, "sims": 150, "opponents": "heuristic", "rollout_mix": 0.5,
+}
+SEARCH_MAX_SIMS = 1 << 20  # SearchParams' limit
 
 
 def _search(model: str = "", **kw: Any) -> Agent:
@@ -83,7 +87,10 @@ def _search(model: str = "", **kw: Any) -> Agent:
     from .search.puct import SearchParams
 
     # a bad option fails before the file is read
-    params = SearchParams.from_options({**SEARCH_PLAY_DEFAULTS, **kw})
+    defaults = dict(SEARCH_PLAY_DEFAULTS)
+    if "seconds" in kw and "sims" not in kw:  # a time budget alone: search until it is spent
+        defaults["sims"] = SEARCH_MAX_SIMS
+    params = SearchParams.from_options({**defaults, **kw})
     return SearchAgent(NetAgent(str(model) or None).net, params)
 
 

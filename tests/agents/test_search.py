@@ -130,10 +130,57 @@ def test_puct_backs_up_every_seat_through_two_levels() -> None:
     assert r.action == legal[0] and r.policy[legal[0]] == 1.0
 
 
-def test_search_never_reads_hidden_information() -> None:
+class ActorWins(UniformEvaluator):
+    """Uniform logits; every leaf's value says its actor (the seat whose observation it is)
+    takes the whole win."""
+
+    def evaluate(self, obs, masks):
+        logits, values = super().evaluate(obs, masks)
+        values[:] = 0.0
+        values[:, 0] = 1.0
+        return logits, values
+
+
+def test_heuristic_opponents_leave_only_the_players_own_decisions_as_leaves() -> None:
+    """Other seats' decisions are played by the heuristic inside the simulation: every leaf is
+    the searching player's decision, so an evaluator that says "the actor wins" gives him the
+    whole root value; with every seat in the tree, other seats' leaves take a share."""
+    for seed in (3, 5, 8):
+        g = game_at(seed, 60)
+        p = g.current
+        modelled = Search(ActorWins(4), SearchParams(sims=16, opponents="heuristic"))
+        r = modelled.run([g], [p], [seed])[0]
+        assert r.values[p] == pytest.approx(1.0) and r.values.sum() == pytest.approx(1.0)
+        tree = Search(ActorWins(4), SearchParams(sims=16)).run([g], [p], [seed])[0]
+        assert tree.values[p] < 0.9
+
+
+def test_rollout_mix_weights_a_heuristic_playout_against_the_value_head() -> None:
+    """rollout_mix=1: a leaf's value is the playout's win shares alone (the evaluator's values
+    change nothing); 0.5: half of each."""
+    g = game_at(5, 120)
+    p = g.current
+    runs = {}
+    for mix in (0.5, 1.0):
+        for ev in (ActorWins(4), UniformEvaluator(4)):
+            params = SearchParams(sims=12, gumbel_m=0, opponents="heuristic", rollout_mix=mix)
+            runs[mix, type(ev).__name__] = Search(ev, params).run([g], [p], [2])[0]
+    a, b = runs[1.0, "ActorWins"], runs[1.0, "UniformEvaluator"]
+    assert np.array_equal(a.visits, b.visits) and np.array_equal(a.values, b.values)
+    assert a.values.sum() == pytest.approx(1.0)  # every value a playout's exact win shares
+    half = runs[0.5, "ActorWins"]
+    assert half.values.sum() == pytest.approx(1.0) and half.values[p] >= 0.5 - 1e-6
+    assert not np.array_equal(half.values, a.values)
+
+
+@pytest.mark.parametrize(
+    "options", [{}, {"opponents": "heuristic", "rollout_mix": 0.5, "gumbel_m": 0}]
+)
+def test_search_never_reads_hidden_information(options) -> None:
     """Changing what the searching player cannot know (decks, RNG, others' specials, unknown
-    strengths) leaves every result the same for the same seed."""
-    agent_params = SearchParams(sims=24, batch=8)
+    strengths) leaves every result the same for the same seed (the modelled opponents and
+    the playouts play the player's samples, never the real game)."""
+    agent_params = SearchParams(sims=24, batch=8, **options)
     changed = differs = 0
     for seed, decisions in [(3, 40), (5, 120), (8, 200)]:
         g = game_at(seed, decisions)
@@ -233,6 +280,9 @@ def test_a_forced_root_needs_no_evaluation() -> None:
         {"fpu": math.nan},
         {"gumbel_m": True},
         {"leaves_per_search": 0},
+        {"opponents": "random"},
+        {"rollout_mix": 1.5},
+        {"rollout_mix": "half"},
         {"bogus": 1},
     ],
 )

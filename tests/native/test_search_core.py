@@ -26,6 +26,8 @@ PARAMS = dict(
     c_visit=50.0,
     c_scale=0.1,
     leaves_per_search=1,
+    heuristic_opponents=False,
+    rollout_mix=0.0,
 )
 
 
@@ -134,6 +136,8 @@ def test_virtual_loss_lets_one_search_fill_a_batch() -> None:
         ({"gumbel_m": 2000}, "gumbel_m"),
         ({"gumbel_scale": math.inf}, "gumbel_scale"),
         ({"leaves_per_search": 0}, "leaves_per_search"),
+        ({"rollout_mix": -0.1}, "rollout_mix"),
+        ({"rollout_mix": math.nan}, "rollout_mix"),
     ],
 )
 def test_bad_params_are_refused(change, message) -> None:

@@ -209,6 +209,17 @@ def test_warm_start_from_a_network_file(finished_run, tmp_path) -> None:
     assert load_net(run_dir / "net.pkn").settings == load_net(start).settings
 
 
+def test_self_play_with_the_opponent_model_and_playouts(tmp_path) -> None:
+    """The search settings of the `search` spec's play defaults also run self-play (an expert
+    whose targets are its own choices against heuristic-modelled opponents)."""
+    config = _config(tmp_path, *QUICK, "budget.iterations=1", "search.opponents=heuristic",
+                     "search.rollout_mix=0.5")
+    assert config.search.params().opponents == "heuristic"
+    run_dir = loop.run(config, progress=False)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert _status(run_dir) == "complete" and summary["history"][0]["positions"] > 0
+
+
 @pytest.mark.parametrize("name", ["search_smoke", "search_long"])
 def test_shipped_configs_are_valid(name) -> None:
     config = load_config(name)
@@ -218,11 +229,17 @@ def test_shipped_configs_are_valid(name) -> None:
 
 def test_evaluation_searches_with_the_run_s_settings(tmp_path) -> None:
     config = _config(tmp_path, "search.c_puct=2.5", "eval.sims=16", "eval.raw=false")
-    specs = loop.eval_specs(config, Path("n.pkn"))
+    path = _tiny_file(tmp_path)
+    specs = loop.eval_specs(config, path)
     assert set(specs) == {"search"}
-    agent = make_agent(specs["search"].replace("n.pkn", str(_tiny_file(tmp_path))))
+    agent = make_agent(specs["search"])
     assert agent.params.c_puct == 2.5 and agent.params.sims == 16
     assert agent.params.gumbel_m == config.search.gumbel_m  # search_smoke's 8
+    # the run's own search, not the spec's play defaults (an opponent model, playouts)
+    assert agent.params.opponents == "tree" and agent.params.rollout_mix == 0.0
+    modelled = _config(tmp_path, "search.opponents=heuristic", "search.rollout_mix=0.5")
+    agent = make_agent(loop.eval_specs(modelled, path)["search"])
+    assert agent.params.opponents == "heuristic" and agent.params.rollout_mix == 0.5
 
 
 def _tiny_file(tmp_path: Path) -> Path:

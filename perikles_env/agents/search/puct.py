@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 FEATURE_IDS = {"battle": 0, "actions": 1}  # native/vector_env.hpp Feature
 MAX_PLAYERS = 5
+OPPONENT_MODELS = ("tree", "heuristic")  # native/search.hpp Params.heuristic_opponents
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,18 @@ class SearchParams:
     c_scale: float = 0.1
     batch: int = 16
     leaves_per_search: int = 1
+    opponents: str = "tree"  # "heuristic": the other seats play the default heuristic
+    rollout_mix: float = 0.0  # a leaf's weight on a heuristic playout's result (0: none)
 
     def __post_init__(self) -> None:
+        if self.opponents not in OPPONENT_MODELS:
+            raise InvalidConfigError(
+                f"search opponents must be one of {list(OPPONENT_MODELS)}, got {self.opponents!r}"
+            )
+        mix = self.rollout_mix
+        if isinstance(mix, bool) or not isinstance(mix, (int, float)) or not 0.0 <= mix <= 1.0:
+            raise InvalidConfigError(f"search rollout_mix must be a number in 0..1, got {mix!r}")
+        object.__setattr__(self, "rollout_mix", float(mix))
         ints = {
             "sims": (0, 1 << 20),
             "gumbel_m": (0, NUM_ACTIONS),
@@ -134,6 +145,8 @@ class Search:
             c_visit=p.c_visit,
             c_scale=p.c_scale,
             leaves_per_search=p.leaves_per_search,
+            heuristic_opponents=p.opponents == "heuristic",
+            rollout_mix=p.rollout_mix,
             features=[FEATURE_IDS[f] for f in evaluator.features],
         )
         self._obs = np.zeros((p.batch, self._core.obs_size), dtype=np.float32)

@@ -83,6 +83,8 @@ class SearchSection(Schema):
     c_visit: Annotated[float, Field(ge=0)] = 50.0
     c_scale: Annotated[float, Field(ge=0)] = 0.1
     batch: Annotated[int, Field(ge=1, le=1 << 16)] = 32
+    opponents: Literal["tree", "heuristic"] = "tree"  # heuristic: other seats modelled
+    rollout_mix: Annotated[float, Field(ge=0, le=1)] = 0.0  # a leaf's weight on a playout
 
     def params(self) -> SearchParams:
         return SearchParams(**self.model_dump())

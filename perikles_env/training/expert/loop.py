@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from perikles_env.agents.registry import SEARCH_PLAY_DEFAULTS
 from perikles_env.agents.search import SearchParams
 from perikles_env.agents.search.net_file import load_net, save_net
 from perikles_env.agents.search.network import SearchNet
@@ -91,8 +92,9 @@ def initial_net(
 
 
 def eval_specs(config: ExpertConfig, path: Path) -> dict[str, str]:
-    """Label -> agent spec of the network at ``path`` for evaluation."""
-    defaults = asdict(SearchParams())
+    """Label -> agent spec of the network at ``path`` for evaluation: the run's search
+    settings, each spelt out where the ``search`` spec's play defaults differ."""
+    defaults = {**asdict(SearchParams()), **SEARCH_PLAY_DEFAULTS}
     params = {**config.search.model_dump(), "sims": config.eval.sims}
     extra = "".join(
         f",{k}={v}" for k, v in params.items() if k != "batch" and defaults.get(k) != v
