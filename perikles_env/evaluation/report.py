@@ -157,6 +157,15 @@ def append_game(run_dir: Path, record: GameRecord) -> None:
         os.fsync(f.fileno())
 
 
+def recorded_games(run_dir: Path) -> int:
+    """The complete game lines in ``games.partial.jsonl``: what an interrupted run kept (a
+    signal may land between a game's end and its line, so no counter is trusted for it)."""
+    path = run_dir / PARTIAL
+    if not path.exists():
+        return 0
+    return path.read_bytes().count(b"\n")
+
+
 def write_run(result: EvalResult, run_dir: Path) -> None:
     """The finished run's files, each written atomically; the report last."""
     results = json.dumps(to_json(result), indent=2, sort_keys=True) + "\n"

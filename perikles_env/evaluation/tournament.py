@@ -46,18 +46,15 @@ def run(
     command: str = "",
 ) -> EvalResult:
     """Play and summarise an evaluation; write a new run folder when ``write``."""
-    from .report import append_game
+    from .report import append_game, recorded_games
 
     run_dir = None
     if write:
         run_dir = new_run_dir(config.out, config.name or time.strftime("%Y%m%d-%H%M%S"))
         write_status(run_dir, RUNNING, command=command)
     jobs = build_jobs(config)
-    played = 0
 
     def on_record(record: GameRecord) -> None:
-        nonlocal played
-        played += 1
         if run_dir is not None:
             append_game(run_dir, record)
 
@@ -66,8 +63,8 @@ def run(
     except BaseException as exc:
         if run_dir is not None:
             status = INTERRUPTED if isinstance(exc, KeyboardInterrupt) else FAILED
-            write_status(run_dir, status, command=command, games=played, of=len(jobs),
-                         error=f"{type(exc).__name__}: {exc}")
+            write_status(run_dir, status, command=command, games=recorded_games(run_dir),
+                         of=len(jobs), error=f"{type(exc).__name__}: {exc}")
         raise
     matchups = []
     for index, lineup in enumerate(config.lineups):

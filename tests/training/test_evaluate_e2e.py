@@ -195,3 +195,23 @@ def test_soak_permission_denying_policy_finishes_and_reports_truncations(tmp_pat
     report = (result.run_dir / "report.md").read_text()
     expected = f"(no winner, all seats ranked equal): **{result.truncated_games}**"
     assert "games truncated at 1000 decisions" in report and expected in report
+
+
+def test_an_interrupt_between_a_game_and_its_line_counts_the_lines(tmp_path, monkeypatch) -> None:
+    """A signal that lands after a game ends but before its line is written leaves
+    ``status.json``'s count equal to the lines kept, not to the games finished."""
+    import perikles_env.evaluation.report as report
+
+    written = report.append_game
+
+    def interrupt_before_the_fourth(run_dir, record):
+        if report.recorded_games(run_dir) == 3:
+            raise KeyboardInterrupt
+        written(run_dir, record)
+
+    monkeypatch.setattr(report, "append_game", interrupt_before_the_fourth)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(["random"], players=3, games=9, out=str(tmp_path), name="cut", plots=False)
+    status = json.loads((tmp_path / "cut" / "status.json").read_text())
+    lines = (tmp_path / "cut" / report.PARTIAL).read_text().splitlines()
+    assert status["status"] == "interrupted" and status["games"] == len(lines) == 3
