@@ -220,7 +220,19 @@ def test_self_play_with_the_opponent_model_and_playouts(tmp_path) -> None:
     assert _status(run_dir) == "complete" and summary["history"][0]["positions"] > 0
 
 
-@pytest.mark.parametrize("name", ["search_smoke", "search_long"])
+def test_self_play_in_worker_processes(tmp_path) -> None:
+    """selfplay.workers=2: the iteration's games are split over two processes and every
+    one of them is played, recorded and learnt from."""
+    config = _config(tmp_path, *QUICK, "budget.iterations=1", "selfplay.games=3",
+                     "selfplay.workers=2")
+    run_dir = loop.run(config, progress=False)
+    record = json.loads((run_dir / "summary.json").read_text())["history"][0]
+    assert _status(run_dir) == "complete"
+    assert record["games"] == 3 and sum(record["seats"].values()) == 12
+    assert record["positions"] == record["learn"]["rows"] > 0
+
+
+@pytest.mark.parametrize("name", ["search_smoke", "search_long", "search_distill"])
 def test_shipped_configs_are_valid(name) -> None:
     config = load_config(name)
     assert config.name == name and config.torch_threads == 1

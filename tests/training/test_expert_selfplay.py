@@ -15,7 +15,13 @@ from perikles_env.agents.search.network import NetSettings, SearchNet, relative_
 from perikles_env.engine.backend import native_available
 from perikles_env.training.expert import dataset
 from perikles_env.training.expert.dataset import DatasetError, ReplayWindow
-from perikles_env.training.expert.selfplay import SELF, SelfPlay
+from perikles_env.training.expert.selfplay import (
+    SELF,
+    SelfPlay,
+    play_sharded,
+    shard_seed,
+    shard_sizes,
+)
 from perikles_env.vector.encoder import encode_with_features, legal_mask
 
 pytestmark = pytest.mark.skipif(not native_available(), reason="C++ core not built")
@@ -135,3 +141,40 @@ def test_replay_window_keeps_the_last_iterations(spied_game) -> None:
     joined = window.data()
     np.testing.assert_array_equal(joined.batch(np.arange(len(data), 2 * len(data)))[2],
                                   data.batch(np.arange(len(data)))[2])
+
+
+@pytest.mark.parametrize(
+    "games,parallel,workers,expected",
+    [
+        (10, 4, 1, [(10, 4)]),
+        (10, 4, 3, [(4, 2), (3, 1), (3, 1)]),
+        (2, 8, 4, [(1, 1), (1, 1)]),  # no empty shard
+        (7, 7, 2, [(4, 4), (3, 3)]),
+    ],
+)
+def test_shards_split_the_games_and_the_games_at_once(games, parallel, workers, expected) -> None:
+    assert shard_sizes(games, parallel, workers) == expected
+
+
+def _same(a: dataset.Positions, b: dataset.Positions) -> None:
+    for name in ("states", "offsets", "ids", "legal", "policy", "feats", "values"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_worker_processes_play_the_shards_one_process_would() -> None:
+    """Two workers: each shard is SelfPlay.play of its share with its own seed, so the
+    result is the shards played here, concatenated; and a seed fixes it."""
+    net, params = tiny_net(), SearchParams(sims=2, gumbel_m=2, batch=4)
+    league = {SELF: 1.0, "heuristic": 1.0}
+    data, stats = play_sharded(net, params, league, games=3, parallel=2, seed=5, workers=2)
+    assert stats.games == 3 and sum(stats.seats.values()) == 12
+    parts, total = [], 0
+    for k, (games, at_once) in enumerate(shard_sizes(3, 2, 2)):
+        part, part_stats = SelfPlay(net, params, league).play(games, at_once, shard_seed(5, k, 2))
+        parts.append(part)
+        total += part_stats.decisions
+    _same(data, dataset.concat(parts))
+    assert stats.decisions == total == len(data) > 0
+    one, _ = play_sharded(net, params, league, games=3, parallel=2, seed=5, workers=1)
+    alone, _ = SelfPlay(net, params, league).play(3, 2, 5)
+    _same(one, alone)  # one worker: the seed is used as it is

@@ -94,7 +94,8 @@ class SelfPlaySection(Schema):
     """The games of one iteration: how many, how many at once, and who sits where."""
 
     games: Positive = 64
-    parallel: Positive = 32
+    parallel: Positive = 32  # games at once, over all workers
+    workers: Annotated[int, Field(ge=1, le=256)] = 1  # processes (one core each)
     league: dict[str, Weight] = Field(default_factory=lambda: {SELF: 1.0}, min_length=1)
 
     @field_validator("league")

@@ -35,7 +35,7 @@ from . import checkpoint, dataset
 from .config import ExpertConfig, config_from_dict
 from .learner import make_optimizer, train
 from .report import write_report
-from .selfplay import SelfPlay
+from .selfplay import play_sharded
 
 CONFIG = "config.yaml"
 DATA = "data"
@@ -165,8 +165,10 @@ class Run:
         torch.set_num_threads(c.torch_threads)  # an evaluation's agents set their own
         start = time.perf_counter()
         seeds = np.random.SeedSequence([c.seed, i]).generate_state(2)
-        selfplay = SelfPlay(self.net, c.search.params(), c.selfplay.league)
-        data, stats = selfplay.play(c.selfplay.games, c.selfplay.parallel, int(seeds[0]))
+        data, stats = play_sharded(
+            self.net, c.search.params(), c.selfplay.league, c.selfplay.games,
+            c.selfplay.parallel, int(seeds[0]), c.selfplay.workers, c.torch_threads,
+        )
         dataset.save(_data_path(self.run_dir, i), data)
         self.window.add(i, data)
         learn = train(

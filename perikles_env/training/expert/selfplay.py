@@ -10,10 +10,16 @@ recorded; when the game ends, each record gets the game's win shares in the reco
 relative seat order (``relative_shares``) as its value target. A game cut off at the
 decision limit has no outcome and is dropped. Seeds come from one ``SeedSequence``, so a
 seed fixes the games (the search runs with ``seconds = 0``).
+
+``play_sharded`` splits an iteration's games over worker processes (the search and the
+heuristic seats are single-threaded C++, so one process uses one core): shard ``k`` is an
+ordinary ``SelfPlay.play`` of its share of the games with the seed ``SeedSequence([seed,
+k])``, so a seed and a worker count fix the games; one worker is ``play`` itself.
 """
 
 from __future__ import annotations
 
+import multiprocessing as mp
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,6 +57,14 @@ class SelfPlayStats:
     decisions: int = 0  # searched decisions recorded
     searcher_share: float = 0.0  # win shares of the recorded seats, summed per game
     seats: dict[str, int] = field(default_factory=dict)  # seats played per league key
+
+    def add(self, other: SelfPlayStats) -> None:
+        self.games += other.games
+        self.truncated += other.truncated
+        self.decisions += other.decisions
+        self.searcher_share += other.searcher_share
+        for key, count in other.seats.items():
+            self.seats[key] = self.seats.get(key, 0) + count
 
 
 def record(obs: np.ndarray, mask: np.ndarray, target: np.ndarray, state_size: int) -> tuple:
@@ -166,3 +180,54 @@ class SelfPlay:
                     self._play(t, result)
         empty = Positions.empty(self.state_size, self.net.num_players)
         return (concat(parts) if parts else empty), stats
+
+
+def shard_sizes(games: int, parallel: int, workers: int) -> list[tuple[int, int]]:
+    """(games, games at once) of each worker's shard: the games split as evenly as
+    possible (earlier shards take the remainder), ``parallel`` likewise; no empty shard."""
+    count = max(1, min(workers, games))
+    sizes = [games // count + (k < games % count) for k in range(count)]
+    at_once = [max(1, parallel // count + (k < parallel % count)) for k in range(count)]
+    return [(g, min(g, p)) for g, p in zip(sizes, at_once, strict=True)]
+
+
+def shard_seed(seed: int, shard: int, shards: int) -> int:
+    """The seed of shard ``shard``: ``seed`` itself when there is one shard."""
+    if shards == 1:
+        return seed
+    return int(np.random.SeedSequence([seed, shard]).generate_state(1)[0])
+
+
+def _play_shard(job: tuple) -> tuple[Positions, SelfPlayStats]:
+    net, params, league, games, parallel, seed, threads = job
+    import torch
+
+    torch.set_num_threads(threads)
+    return SelfPlay(net, params, league).play(games, parallel, seed)
+
+
+def play_sharded(
+    net: SearchNet, params: SearchParams, league: Mapping[str, float], games: int,
+    parallel: int, seed: int, workers: int = 1, torch_threads: int = 1,
+) -> tuple[Positions, SelfPlayStats]:
+    """``games`` self-play games in ``workers`` processes (module docstring); the positions
+    in shard order and the shards' statistics added up."""
+    shards = shard_sizes(games, parallel, workers)
+    jobs = [
+        (net, params, dict(league), g, p, shard_seed(seed, k, len(shards)), torch_threads)
+        for k, (g, p) in enumerate(shards)
+    ]
+    if len(jobs) == 1:
+        return SelfPlay(net, params, league).play(games, jobs[0][4], seed)
+    pool = mp.get_context("spawn").Pool(len(jobs))  # safe with torch and threads
+    try:
+        results = pool.map(_play_shard, jobs, chunksize=1)
+    finally:
+        pool.terminate()  # every result is in; on an interrupt, stop at once
+        pool.join()
+    stats = SelfPlayStats()
+    for _, part in results:
+        stats.add(part)
+    parts = [data for data, _ in results if len(data)]
+    empty = Positions.empty(net.state_size, net.num_players)
+    return (concat(parts) if parts else empty), stats
