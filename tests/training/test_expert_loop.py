@@ -220,6 +220,38 @@ def test_self_play_with_the_opponent_model_and_playouts(tmp_path) -> None:
     assert _status(run_dir) == "complete" and summary["history"][0]["positions"] > 0
 
 
+def test_a_killed_run_is_marked_interrupted_and_resumes(tmp_path: Path) -> None:
+    """SIGTERM (``kill``, a scheduler) stops a run like Ctrl-C: exit code 143, the folder
+    says ``interrupted`` (it used to keep saying ``running``), and ``--resume`` finishes it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parents[2]
+    args = ["--config", "search_smoke", "--no-progress", "--override", f"out={tmp_path}",
+            "--override", "budget.iterations=1000", "--override", "eval.every=0",
+            "--override", "selfplay.workers=2"]
+    process = subprocess.Popen([sys.executable, "-m", "perikles_env.training.expert.cli", *args],
+                               cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    run_dir = tmp_path / "search_smoke"
+    deadline = time.time() + 120
+    while process.poll() is None and time.time() < deadline:
+        if list((run_dir / checkpoint.FOLDER).glob("ckpt_*.zip")):
+            break
+        time.sleep(0.1)
+    os.kill(process.pid, signal.SIGTERM)
+    output = process.communicate(timeout=60)[0].decode()
+    assert process.returncode == 143, output[-2000:]
+    assert _status(run_dir) == "interrupted" and "--resume" in output
+    done = checkpoint.latest(run_dir).iteration
+    assert done >= 1
+    assert cli.main(["--resume", str(run_dir), "--no-progress", "--override",
+                     f"budget.iterations={done + 1}"]) == 0
+    assert _status(run_dir) == "complete" and checkpoint.latest(run_dir).iteration == done + 1
+
+
 def test_self_play_in_worker_processes(tmp_path) -> None:
     """selfplay.workers=2: the iteration's games are split over two processes and every
     one of them is played, recorded and learnt from."""

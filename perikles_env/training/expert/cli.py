@@ -5,8 +5,9 @@
     perikles-search-train --resume runs/search_smoke       # continue from its last checkpoint
     perikles-search-train --resume runs/search_smoke --override budget.iterations=20
 
-Exit codes: 0 done, 2 bad config or checkpoint (one line naming it), 130 interrupted
-(continue with ``--resume``).
+Exit codes: 0 done, 2 bad config or checkpoint (one line naming it), 130 / 143 interrupted
+by SIGINT (Ctrl-C) / SIGTERM (``kill``): the run folder says ``interrupted``; continue
+with ``--resume``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from perikles_env.agents.ppo_file import ModelFileError
 from perikles_env.cli import CliParser, command_line
 from perikles_env.errors import InvalidConfigError
+from perikles_env.training.signals import StopRequest, exit_code
 
 from .config import load_config
 from .loop import PROG, run
@@ -36,13 +38,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = command_line(PROG, argv)
     try:
         config = load_config(args.config, args.override) if args.config else None
-        run_dir = run(config, args.resume, command, False if args.no_progress else None,
-                      args.override if args.resume else ())
+        with StopRequest().listening():
+            run_dir = run(config, args.resume, command, False if args.no_progress else None,
+                          args.override if args.resume else ())
     except (InvalidConfigError, ModelFileError) as exc:
         print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # the loop has said how to continue
-        return 130
+    except KeyboardInterrupt as exc:  # the loop has said how to continue
+        return exit_code(str(exc) if str(exc) in ("SIGINT", "SIGTERM") else "SIGINT")
     print(f"{PROG}: done: {run_dir / 'report.md'}; network {run_dir / 'net.pkn'} "
           f"(agent search:model={shlex.quote(str(run_dir / 'net.pkn'))})")
     return 0
