@@ -180,6 +180,7 @@ class PPOSection(Schema):
     net_arch: list[Positive] = Field(default_factory=lambda: [256, 256], min_length=1)
     activation: Literal["tanh", "relu"] = "tanh"
     action_head: Literal[tuple(ACTION_HEADS)] = "flat"  # type: ignore[valid-type]
+    init_net: str | None = None  # a search network (.pkn) whose policy PPO starts from
 
 
 class TrainSection(Schema):
@@ -291,7 +292,35 @@ class TrainConfig(Config):
                 "scoring reads the per-action block, which must come last: "
                 "end env.features with actions",
             )
+        if self.ppo.init_net is not None:
+            if self.ppo.action_head != "scoring":
+                raise FieldError("ppo.init_net", "needs ppo.action_head: scoring (the network's)")
+            if self.pretrain.decisions > 0:
+                raise FieldError(
+                    "ppo.init_net", "starts from a trained policy: set pretrain.decisions: 0"
+                )
+            self._check_init_net()
         return self
+
+    def _check_init_net(self) -> None:
+        """The network file is read here, before any work: it must be the policy that
+        ``ppo`` describes."""
+        from perikles_env.agents.ppo_file import ModelFileError
+        from perikles_env.agents.search.net_file import load_net
+
+        try:
+            settings = load_net(str(self.ppo.init_net)).settings
+        except ModelFileError as exc:
+            raise FieldError("ppo.init_net", str(exc)) from exc
+        mine = (list(self.env.features), list(self.ppo.net_arch), self.ppo.activation)
+        theirs = (list(settings.features), list(settings.policy_arch), settings.activation)
+        if mine != theirs or list(settings.value_arch) != list(self.ppo.net_arch):
+            raise FieldError(
+                "ppo.init_net",
+                f"the network has features {theirs[0]}, policy {theirs[1]}, value "
+                f"{list(settings.value_arch)}, {theirs[2]}; env.features, ppo.net_arch and "
+                f"ppo.activation say {mine[0]}, {mine[1]}, {mine[2]}",
+            )
 
     def reward_config(self) -> RewardConfig:
         return self.reward.reward_config()

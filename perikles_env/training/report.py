@@ -66,6 +66,8 @@ def save_win_rate_plot(fig: Any, ax: Any, path: Path) -> None:
 def _pretrain_lines(pre: dict[str, Any]) -> list[str]:
     if not pre:
         return []
+    if "init_net" in pre:
+        return [f"* started from the policy of the search network `{pre['init_net']['net']}`", ""]
     last = pre["epochs"][-1]
     lines = [
         f"* pretraining: cloned {pre['decisions']:,} `{pre['teacher']}` decisions from "

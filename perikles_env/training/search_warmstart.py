@@ -16,6 +16,11 @@ shares (the critic's state MLP is copied as the value's) and is fitted on outcom
    only (the policy does not move); a tenth of the games, whole, is held out and its loss
    reported before and after (an equal-shares guess scores ``ln(num_players)``).
 
+The other way, ``ppo_from_net`` copies a search network's policy (and its value trunk, as
+the critic's) into a new PPO model, so that ``perikles-train`` can fine-tune the ``net``
+agent (``ppo.init_net``); ``--value-from`` then puts the tuned policy back beside that
+network's value head instead of fitting a new one.
+
 CLI: ``python -m perikles_env.training.search_warmstart --ppo runs/default/model.zip
 --games 1000 --out search_net.pkn``.
 """
@@ -92,6 +97,66 @@ def net_from_ppo(path: str | Path, num_players: int = 4) -> SearchNet:
         raise ModelFileError(f"{model.path}: weights do not fit the search network: {exc}") from exc
     net.extra = {"ppo": str(model.path), "ppo_timesteps": model.meta.get("num_timesteps")}
     return net.eval()
+
+
+def ppo_from_net(model: Any, path: str | Path, features: Sequence[str]) -> dict[str, Any]:
+    """Load the search network at ``path`` into the ``ActionScoringPolicy`` of ``model`` (a
+    new MaskablePPO): the policy's weights unchanged (the same logits), the critic's trunk
+    from the value trunk; the critic's scalar output keeps its fresh weights. Returns what
+    the run records. ``InvalidConfigError`` when the network does not fit the model."""
+    import torch
+
+    from perikles_env.agents.search.net_file import load_net
+
+    net = load_net(path)
+    policy = model.policy
+    if type(policy).__name__ != "ActionScoringPolicy":
+        raise InvalidConfigError(
+            f"ppo.init_net needs ppo.action_head: scoring, got a {type(policy).__name__}"
+        )
+    if list(net.settings.features) != list(features):
+        raise InvalidConfigError(
+            f"ppo.init_net: {path} reads the feature blocks {list(net.settings.features)}, "
+            f"env.features is {list(features)}"
+        )
+    back = {new: old for old, new in RENAMED.items()}
+    state = policy.state_dict()
+    for name, tensor in net.state_dict().items():
+        if name.startswith("value_head."):
+            continue
+        for new, old in back.items():
+            if name.startswith(new):
+                name = old + name[len(new) :]
+        if name not in state or state[name].shape != tensor.shape:
+            raise InvalidConfigError(
+                f"ppo.init_net: {path} does not fit the model: {name} "
+                f"{tuple(tensor.shape)} against "
+                f"{tuple(state[name].shape) if name in state else 'nothing'} (the net is "
+                f"policy {list(net.settings.policy_arch)}, value "
+                f"{list(net.settings.value_arch)}, {net.settings.activation}; set "
+                "ppo.net_arch and ppo.activation to match)"
+            )
+        state[name] = tensor.clone()
+    with torch.no_grad():
+        policy.load_state_dict(state)
+    return {"net": str(path)}
+
+
+def with_value_of(net: SearchNet, path: str | Path) -> SearchNet:
+    """``net`` with the value trunk and head of the search network at ``path`` (a policy
+    fine-tuned by PPO keeps the value its search was trained with)."""
+    from perikles_env.agents.search.net_file import load_net
+
+    donor = load_net(path)
+    if donor.settings != net.settings:
+        raise InvalidConfigError(
+            f"--value-from: {path} is {donor.settings}, the policy's network is {net.settings}"
+        )
+    state = net.state_dict()
+    state.update({k: v for k, v in donor.state_dict().items() if k.startswith("value_")})
+    net.load_state_dict(state)
+    net.extra = {**net.extra, "value_from": {"net": str(path), "extra": donor.extra}}
+    return net
 
 
 def default_league(config: str = "default") -> dict[str, float]:
@@ -324,8 +389,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--league", default="default", help="training config whose opponents fill the seats"
     )
+    parser.add_argument(
+        "--value-from",
+        help="a search network (.pkn) whose value to keep instead of fitting one (no games)",
+    )
     args = parser.parse_args(argv)
     try:
+        if args.value_from:
+            net = with_value_of(net_from_ppo(args.ppo, args.players), args.value_from)
+            save_net(args.out, net)
+            print(f"wrote {args.out}: the policy of {args.ppo}, the value of {args.value_from}")
+            return 0
         warm_start(
             args.ppo,
             args.out,

@@ -271,10 +271,15 @@ def start_run(config: TrainConfig, run_dir: Path, resume: bool, command: str, st
     run.model = make_model(config, run.env, tb_dir)
     if checkpoint is not None:
         restore(run.model, checkpoint)
+    elif config.ppo.init_net is not None:
+        from .search_warmstart import ppo_from_net
+
+        run.state.pretrain = {"init_net": ppo_from_net(run.model, config.ppo.init_net,
+                                                       config.env.features)}
     elif config.pretrain.decisions > 0:
         pretrain_model(run)
     run.clock = Clock(state)  # training time starts here (pretraining is reported apart)
-    if state.pretrain and checkpoint is None:
+    if state.pretrain and checkpoint is None:  # imitation or init_net
         run.checkpoint()  # so that a resumed run never pretrains again
     return run
 

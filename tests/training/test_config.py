@@ -10,6 +10,7 @@ from perikles_env.errors import InvalidConfigError
 from perikles_env.training.config import config_from_dict, load_config, parse_override
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+NET = str(CONFIGS.parent / "perikles_env/agents/search/search_net.pkn")
 
 
 EXPERT_SECTION = "## Expert iteration"
@@ -176,6 +177,28 @@ def test_override_values_are_yaml_scalars():
         ({"eval": {"final_games": {"ismcts": 4}}}, [], r"eval.final_games: names \['ismcts'\]"),
         ({"name": "a/b"}, [], "plain folder name"),
         ({"ppo": []}, [], "ppo: must be a mapping, got \\[\\]"),
+        (
+            {"ppo": {"init_net": NET}},
+            [],
+            "ppo.init_net: needs ppo.action_head: scoring",
+        ),
+        (
+            {"ppo": {"init_net": NET, "action_head": "scoring"}, "env": {"features": ["actions"]},
+             "pretrain": {"decisions": 10}},
+            [],
+            "ppo.init_net: starts from a trained policy: set pretrain.decisions: 0",
+        ),
+        (
+            {"ppo": {"init_net": NET, "action_head": "scoring"}, "env": {"features": ["actions"]}},
+            [],
+            r"ppo.init_net: the network has features \['battle', 'actions'\], policy \[128, 128\]",
+        ),
+        (
+            {"ppo": {"init_net": "absent.pkn", "action_head": "scoring"},
+             "env": {"features": ["actions"]}},
+            [],
+            "ppo.init_net: search network file not found: absent.pkn",
+        ),
         ({}, ["ppo.n_steps"], "is not key=value"),
         ({}, ["ppo.clip_range=.inf"], "not allowed"),
     ],
@@ -235,3 +258,8 @@ def test_bad_evaluation_configs_raise_clear_errors(tmp_path, text, message):
     path.write_text(text + "matchups:\n  - agents: [random]\n    players: [3]\n")
     with pytest.raises(InvalidConfigError, match=message):
         load_eval_config(path)
+
+
+def test_init_net_fits_the_default_recipe():
+    config = load_config(CONFIGS / "default.yaml", [f"ppo.init_net={NET}", "pretrain.decisions=0"])
+    assert config.ppo.init_net == NET and config.ppo.net_arch == [128, 128]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -11,10 +13,11 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from perikles_env.agents import make_agent
 from perikles_env.agents.ppo_file import ModelFileError, save_model
 from perikles_env.agents.ppo_policy import ActionScoringPolicy
-from perikles_env.agents.search.net_file import load_net
+from perikles_env.agents.search.net_file import load_net, save_net
 from perikles_env.agents.search.network import NetSettings, SearchNet, relative_shares
 from perikles_env.analysis.encoding import default_encoder
 from perikles_env.engine import NUM_ACTIONS, GameConfig, new_game
+from perikles_env.errors import InvalidConfigError
 from perikles_env.single_agent import OpponentPool
 from perikles_env.training import search_warmstart as W
 from perikles_env.vector.encoder import encode_with_features, legal_mask
@@ -135,3 +138,53 @@ def test_cli_writes_a_network_that_loads(tmp_path, capsys, positions) -> None:
     np.testing.assert_allclose(mine[masks], ppo_log_probs(policy, obs, masks)[masks], atol=1e-5)
     assert W.main(["--ppo", str(tmp_path / "absent.zip"), "--out", str(out)]) == 2
     assert "not found" in capsys.readouterr().err
+
+
+def random_net(activation: str = "tanh", arch=(32, 16)) -> SearchNet:
+    torch.manual_seed(5)
+    net = SearchNet(NetSettings(policy_arch=arch, value_arch=arch, activation=activation))
+    with torch.no_grad():
+        for p in net.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    return net.eval()
+
+
+def test_ppo_started_from_a_net_plays_exactly_as_the_net(tmp_path, positions) -> None:
+    """``ppo.init_net``: the PPO policy takes the network's policy unchanged and its value
+    trunk as the critic's; back with ``--value-from``, it is the same network again."""
+    obs, masks = positions
+    net = random_net()
+    path = save_net(tmp_path / "net.pkn", net)
+    policy = ppo_policy(seed=1)
+    critic_out = policy.value_net.weight.clone()
+    assert W.ppo_from_net(SimpleNamespace(policy=policy), path, FEATURES) == {"net": str(path)}
+    mine = torch.log_softmax(torch.from_numpy(net.evaluate(obs, masks)[0]), dim=1).numpy()
+    np.testing.assert_allclose(ppo_log_probs(policy, obs, masks)[masks], mine[masks], atol=1e-5)
+    torch.testing.assert_close(policy.mlp_extractor.value_net[2].weight, net.value_trunk[2].weight)
+    torch.testing.assert_close(policy.value_net.weight, critic_out)  # the scalar output: fresh
+
+    ppo = save_model(tmp_path / "m.zip", policy, FEATURES, num_timesteps=0)
+    out = tmp_path / "back.pkn"
+    assert W.main(["--ppo", str(ppo), "--out", str(out), "--value-from", str(path)]) == 0
+    back = load_net(out)
+    for name, tensor in net.state_dict().items():
+        torch.testing.assert_close(back.state_dict()[name], tensor, atol=1e-6, rtol=0)
+    assert back.extra["value_from"]["net"] == str(path)
+
+
+def test_a_net_that_does_not_fit_the_ppo_model_is_refused(tmp_path) -> None:
+    path = save_net(tmp_path / "net.pkn", random_net(arch=(24,)))
+    policy = ppo_policy()
+    before = {k: v.clone() for k, v in policy.state_dict().items()}
+    with pytest.raises(InvalidConfigError, match=r"does not fit the model.*ppo.net_arch"):
+        W.ppo_from_net(SimpleNamespace(policy=policy), path, FEATURES)
+    with pytest.raises(InvalidConfigError, match="env.features"):
+        W.ppo_from_net(SimpleNamespace(policy=policy), path, ["actions"])
+    flat = ppo_policy(MaskableActorCriticPolicy)
+    with pytest.raises(InvalidConfigError, match="action_head: scoring"):
+        W.ppo_from_net(SimpleNamespace(policy=flat), path, FEATURES)
+    for name, tensor in policy.state_dict().items():  # nothing changed
+        torch.testing.assert_close(tensor, before[name])
+    other = save_net(tmp_path / "other.pkn", random_net(activation="relu"))
+    with pytest.raises(InvalidConfigError, match="--value-from"):
+        W.with_value_of(random_net(), other)

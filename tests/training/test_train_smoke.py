@@ -190,3 +190,32 @@ def test_interrupt_saves_a_checkpoint_and_resume_reaches_the_target(tmp_path, ho
     assert summary["final_eval"] and (run_dir / "model.zip").is_file()
     assert json.loads((run_dir / "status.json").read_text())["status"] == "complete"
     assert "INTERRUPTED" not in (run_dir / "report.md").read_text()
+
+
+def test_a_run_started_from_a_search_network_trains_its_policy(tmp_path):
+    """``ppo.init_net``: at a learning rate of ~0 the trained model is the network's policy."""
+    import torch
+
+    from perikles_env.agents.search.net_file import save_net
+    from perikles_env.agents.search.network import NetSettings, SearchNet
+    from perikles_env.training.search_warmstart import net_from_ppo
+
+    torch.manual_seed(0)
+    net = SearchNet(NetSettings(policy_arch=(32, 32), value_arch=(32, 32), activation="tanh"))
+    path = save_net(tmp_path / "net.pkn", net)
+    overrides = [
+        f"out={tmp_path}", "env.num_players=4", "env.features=[battle, actions]",
+        "ppo.action_head=scoring", f"ppo.init_net={path}", "pretrain.decisions=0",
+        "ppo.learning_rate=1e-12", "ppo.lr_schedule=constant", "train.total_timesteps=256",
+        "eval.every=0", "eval.final_games=0", "opponents.weights={random: 1.0}",
+        "train.checkpoint_every=0", "train.tensorboard=false",
+    ]
+    assert main(["--config", str(SMOKE), *[a for o in overrides for a in ("--override", o)]]) == 0
+    run = tmp_path / "smoke"
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["pretrain"] == {"init_net": {"net": str(path)}}
+    assert f"started from the policy of the search network `{path}`" in (run / "report.md").read_text()
+    tuned = net_from_ppo(run / "model.zip").state_dict()
+    for name, tensor in net.state_dict().items():
+        if not name.startswith("value_head."):
+            torch.testing.assert_close(tuned[name], tensor, atol=1e-6, rtol=0)
