@@ -180,7 +180,15 @@ class PPOSection(Schema):
     net_arch: list[Positive] = Field(default_factory=lambda: [256, 256], min_length=1)
     activation: Literal["tanh", "relu"] = "tanh"
     action_head: Literal[tuple(ACTION_HEADS)] = "flat"  # type: ignore[valid-type]
-    init_net: str | None = None  # a search network (.pkn) whose policy PPO starts from
+    init_net: str | None = None  # a search network (.pkn; net: the shipped one) to start from
+
+    def init_net_path(self) -> str:
+        """``init_net`` as a path: ``net`` is the shipped network (the ``net`` agent's)."""
+        if self.init_net == "net":
+            from perikles_env.agents.search.net_agent import SHIPPED_NET
+
+            return str(SHIPPED_NET)
+        return str(self.init_net)
 
 
 class TrainSection(Schema):
@@ -309,7 +317,7 @@ class TrainConfig(Config):
         from perikles_env.agents.search.net_file import load_net
 
         try:
-            settings = load_net(str(self.ppo.init_net)).settings
+            settings = load_net(self.ppo.init_net_path()).settings
         except ModelFileError as exc:
             raise FieldError("ppo.init_net", str(exc)) from exc
         mine = (list(self.env.features), list(self.ppo.net_arch), self.ppo.activation)

@@ -274,7 +274,7 @@ def start_run(config: TrainConfig, run_dir: Path, resume: bool, command: str, st
     elif config.ppo.init_net is not None:
         from .search_warmstart import ppo_from_net
 
-        run.state.pretrain = {"init_net": ppo_from_net(run.model, config.ppo.init_net,
+        run.state.pretrain = {"init_net": ppo_from_net(run.model, config.ppo.init_net_path(),
                                                        config.env.features)}
     elif config.pretrain.decisions > 0:
         pretrain_model(run)

@@ -110,6 +110,26 @@ def test_gumbel_targets_of_a_hand_built_tree() -> None:
     assert r.action == max(order, key=lambda a: logit[legal.index(a)] + sigma[legal.index(a)])
 
 
+@pytest.mark.parametrize("temp", [1.0, 3.0, 0.5])
+def test_the_prior_is_the_softmax_of_the_logits_over_prior_temp(temp) -> None:
+    """``prior_temp``: a sharp policy (one trained by PPO) flattened for the search's
+    exploration; the evaluator's output itself is untouched."""
+    g = game_at()
+    legal = g.legal_actions()
+    logits = np.zeros(NUM_ACTIONS, np.float32)
+    logits[legal] = np.random.default_rng(2).normal(scale=3.0, size=len(legal))
+    sent = logits.copy()
+    ev = Scripted(g.n, [(sent, [0.25] * 4), (np.zeros(NUM_ACTIONS, np.float32), [0.25] * 4)])
+    params = SearchParams(sims=1, gumbel_m=0, batch=1, prior_temp=temp)
+    r = Search(ev, params).run([g], [g.current], [0])[0]
+    scaled = logits[legal].astype(np.float64) / temp
+    prior = np.exp(scaled - scaled.max()) / np.exp(scaled - scaled.max()).sum()
+    assert r.prior[legal] == pytest.approx(prior, abs=1e-6)
+    np.testing.assert_array_equal(sent, logits)
+    first = max(legal, key=lambda a: logits[a])  # PUCT's first visit: the highest prior
+    assert r.visits[first] == 1 and r.visits.sum() == 1
+
+
 def test_puct_backs_up_every_seat_through_two_levels() -> None:
     g = game_at(seed=4)
     n, player, legal = g.n, g.current, g.legal_actions()
@@ -283,6 +303,10 @@ def test_a_forced_root_needs_no_evaluation() -> None:
         {"opponents": "random"},
         {"rollout_mix": 1.5},
         {"rollout_mix": "half"},
+        {"prior_temp": 0},
+        {"prior_temp": -1.0},
+        {"prior_temp": math.inf},
+        {"prior_temp": True},
         {"bogus": 1},
     ],
 )

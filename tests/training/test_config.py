@@ -51,7 +51,7 @@ def test_overrides_shown_in_the_docs_are_valid():
         load_expert_config(CONFIGS / "search_long.yaml", [override])
 
 
-@pytest.mark.parametrize("name", ["smoke", "default", "long"])
+@pytest.mark.parametrize("name", ["smoke", "default", "long", "net_tune"])
 def test_shipped_configs_are_valid(name):
     config = load_config(CONFIGS / f"{name}.yaml")
     assert config.name == name
@@ -262,4 +262,6 @@ def test_bad_evaluation_configs_raise_clear_errors(tmp_path, text, message):
 
 def test_init_net_fits_the_default_recipe():
     config = load_config(CONFIGS / "default.yaml", [f"ppo.init_net={NET}", "pretrain.decisions=0"])
-    assert config.ppo.init_net == NET and config.ppo.net_arch == [128, 128]
+    assert config.ppo.init_net_path() == NET and config.ppo.net_arch == [128, 128]
+    shipped = load_config(CONFIGS / "net_tune.yaml").ppo  # `net`: the shipped network
+    assert shipped.init_net == "net" and Path(shipped.init_net_path()) == Path(NET)

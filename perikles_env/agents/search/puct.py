@@ -50,6 +50,7 @@ class SearchParams:
     leaves_per_search: int = 1
     opponents: str = "tree"  # "heuristic": the other seats play the default heuristic
     rollout_mix: float = 0.0  # a leaf's weight on a heuristic playout's result (0: none)
+    prior_temp: float = 1.0  # the prior is softmax(logits / prior_temp): > 1 flattens it
 
     def __post_init__(self) -> None:
         if self.opponents not in OPPONENT_MODELS:
@@ -72,6 +73,10 @@ class SearchParams:
                 raise InvalidConfigError(
                     f"search {name} must be an int in {low}..{high}, got {value!r}"
                 )
+        temp = self.prior_temp
+        if isinstance(temp, bool) or not isinstance(temp, (int, float)) or not 0.0 < temp < math.inf:
+            raise InvalidConfigError(f"search prior_temp must be a number > 0, got {temp!r}")
+        object.__setattr__(self, "prior_temp", float(temp))
         for name in ("seconds", "c_puct", "fpu", "gumbel_scale", "c_visit", "c_scale"):
             value = getattr(self, name)
             floor = -math.inf if name == "fpu" else 0.0
@@ -194,6 +199,8 @@ class Search:
             raise EvaluationError(
                 f"logits must have shape ({n}, {NUM_ACTIONS}), got {logits.shape}"
             )
+        if self.params.prior_temp != 1.0:
+            logits = logits / np.float32(self.params.prior_temp)
         if values.ndim != 2 or values.shape[0] != n or not 1 <= values.shape[1] <= 64:
             raise EvaluationError(f"values must have shape ({n}, num_players), got {values.shape}")
         return logits, values

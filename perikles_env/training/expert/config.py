@@ -85,6 +85,7 @@ class SearchSection(Schema):
     batch: Annotated[int, Field(ge=1, le=1 << 16)] = 32
     opponents: Literal["tree", "heuristic"] = "tree"  # heuristic: other seats modelled
     rollout_mix: Annotated[float, Field(ge=0, le=1)] = 0.0  # a leaf's weight on a playout
+    prior_temp: Annotated[float, Field(gt=0)] = 1.0  # the prior: softmax(logits / prior_temp)
 
     def params(self) -> SearchParams:
         return SearchParams(**self.model_dump())
