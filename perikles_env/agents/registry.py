@@ -74,9 +74,10 @@ def _net(path: str = "", **kw: Any) -> Agent:
 # The search agent's play defaults where they differ from SearchParams' (which expert
 # iteration's targets use): a PUCT root with visit counts, the other seats modelled by the
 # default heuristic and half of each leaf's value from a heuristic playout, 150 simulations
-# (about 0.2 s of CPU per decision): docs/results.md, "Search with an opponent model".
+# (about 0.2 s of CPU per decision): docs/results.md, "Search with an opponent model"; the
+# shipped network's policy, sharpened by PPO, at temperature 3 ("Fine-tuning the policy").
 SEARCH_PLAY_DEFAULTS: dict[str, Any] = {
-    "gumbel_m": 0, "sims": 150, "opponents": "heuristic", "rollout_mix": 0.5,
+    "gumbel_m": 0, "sims": 150, "opponents": "heuristic", "rollout_mix": 0.5, "prior_temp": 3.0,
 }
 SEARCH_MAX_SIMS = 1 << 20  # SearchParams' limit
 
