@@ -11,6 +11,8 @@ Output goes to a new run folder (default ``runs/eval/<name or timestamp>``, suff
 ``winrate_by_seat.png``, each written atomically. Same arguments, same numbers (timings
 aside). A game unfinished at ``MAX_GAME_DECISIONS`` is counted as truncated. Exit codes: 0
 done, 1 an agent made an illegal action, 2 bad input, 128 + signal when interrupted.
+
+    perikles-evaluate --resume runs/eval/<name>    # finish an interrupted run in its folder
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from perikles_env.training.signals import StopRequest, exit_code
 
 from .config import EvalConfig, EvalFile, expand_lineup, load_config
 from .result import EvalResult
-from .tournament import run
+from .tournament import resume, run
 
 PROG = "perikles-evaluate"
 DEFAULTS = EvalFile.model_fields  # the --help texts quote the schema's defaults
@@ -75,7 +77,25 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--name", help="run folder name (default: a timestamp)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    p.add_argument(
+        "--resume", metavar="RUN_DIR",
+        help="finish an interrupted run in its folder with its own settings: the games it "
+        "kept are not played again (only --workers, --quiet may be given with it)",
+    )
     return p.parse_args(argv)
+
+
+RESUME_FIXED = ("config", "agents", "players", "games", "seed", "backend", "out", "name")
+
+
+def check_resume_args(args: argparse.Namespace) -> None:
+    given = [f"--{k.replace('_', '-')}" for k in RESUME_FIXED if getattr(args, k) is not None]
+    given += ["--no-plots"] if args.no_plots else []
+    if given:
+        raise InvalidConfigError(
+            f"--resume plays the run's own settings; {', '.join(given)} cannot change them "
+            "(only --workers and --quiet may be given with --resume)"
+        )
 
 
 def config_from_args(args: argparse.Namespace) -> EvalConfig:
@@ -123,15 +143,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     command = command_line(PROG, argv)
     try:
-        config = config_from_args(args)
-        with StopRequest().listening():
-            result = run(config, progress=not args.quiet, write=True, command=command)
+        if args.resume:
+            check_resume_args(args)
+            with StopRequest().listening():
+                result = resume(args.resume, workers=args.workers, progress=not args.quiet)
+        else:
+            config = config_from_args(args)
+            with StopRequest().listening():
+                result = run(config, progress=not args.quiet, write=True, command=command)
     except InvalidConfigError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         signal_name = str(exc) if str(exc) in ("SIGINT", "SIGTERM") else "SIGINT"
         print(f"{PROG}: interrupted ({signal_name})", file=sys.stderr)
+        for note in getattr(exc, "__notes__", []):
+            print(f"{PROG}: {note}", file=sys.stderr)
         return exit_code(signal_name)
     if not args.quiet:
         print(summary(result))

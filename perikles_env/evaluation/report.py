@@ -2,9 +2,11 @@
 (one record per game). Timings live only under the ``timing`` keys of the JSON and in the
 report's timing table, so everything else is identical for identical arguments.
 
-While the games run, each finished game is appended to ``games.partial.jsonl`` (nothing
-played is lost if the run is killed); at the end every file is written atomically, in job
-order, and ``games.partial.jsonl`` removed."""
+While the games run, each finished game is appended to ``games.partial.jsonl`` with its
+timings (nothing played is lost if the run is killed, and ``perikles-evaluate --resume``
+plays only the rest); at the end every file is written atomically, in job order, and
+``games.partial.jsonl`` removed. ``config.json`` holds the run's checked settings from the
+start, so a resume plays exactly the games the first command asked for."""
 
 from __future__ import annotations
 
@@ -14,10 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from perikles_env.engine import MAX_GAME_DECISIONS
+from perikles_env.errors import InvalidConfigError
 from perikles_env.files import write_text
 
+from .config import EvalConfig
 from .result import EvalResult
-from .runner import GameRecord
+from .runner import TIMING_KEYS, GameRecord
 
 
 def _ci(low: float, high: float, digits: int = 1, pct: bool = False) -> str:
@@ -98,6 +102,10 @@ def markdown(result: EvalResult) -> str:
                     f"| `{t.agent}` | {t.mean_decision_ms:.2f} | {t.max_decision_ms:.1f} | "
                     f"{t.mean_cpu_ms:.2f} | {t.max_cpu_ms:.1f} | {t.decisions_per_game:.1f} |"
                 )
+            timed = min((t.timed_games for t in m.timing.values()), default=m.games)
+            if timed < m.games:
+                lines += ["", f"The timings cover {timed} of the {m.games} games: the others "
+                          "were kept without timings by an older version before a resume."]
             lines.append("")
         ratings = result.ratings.get(players, {})
         if ratings:
@@ -139,22 +147,85 @@ def to_json(result: EvalResult) -> dict[str, Any]:
 
 
 PARTIAL = "games.partial.jsonl"
+CONFIG = "config.json"
 
 
 def game_line(record: GameRecord) -> str:
     """One game as a JSON line, without its timings (they vary between identical runs)."""
     row = record.to_dict()
-    for key in ("think_seconds", "max_think_seconds", "cpu_seconds", "max_cpu_seconds"):
+    for key in TIMING_KEYS:
         row.pop(key)
     return json.dumps(row, sort_keys=True) + "\n"
 
 
 def append_game(run_dir: Path, record: GameRecord) -> None:
-    """Record a finished game at once (``games.partial.jsonl``, flushed to disk)."""
+    """Record a finished game at once, timings included (``games.partial.jsonl``, flushed
+    to disk), so that a resumed run still reports every game's timing."""
     with (run_dir / PARTIAL).open("a", encoding="utf-8") as f:
-        f.write(game_line(record))
+        f.write(json.dumps(record.to_dict(), sort_keys=True) + "\n")
         f.flush()
         os.fsync(f.fileno())
+
+
+def write_config(run_dir: Path, config: EvalConfig) -> None:
+    write_text(run_dir / CONFIG, json.dumps(config.to_dict(), indent=1, sort_keys=True) + "\n")
+
+
+def read_config(run_dir: Path) -> EvalConfig:
+    """The settings a run was started with (``InvalidConfigError`` if missing or bad)."""
+    from perikles_env.training.schema import build
+
+    path = run_dir / CONFIG
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InvalidConfigError(
+            f"{run_dir} has no {CONFIG}: not an evaluation run folder, or one started by an "
+            "older version (run it again instead)"
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise InvalidConfigError(f"cannot read {path}: {exc}") from None
+    lineups = data.get("lineups") if isinstance(data, dict) else None
+    if isinstance(lineups, list):  # JSON has no tuples
+        data["lineups"] = [tuple(x) if isinstance(x, list) else x for x in lineups]
+    try:
+        return build(EvalConfig, data)
+    except InvalidConfigError as exc:
+        raise InvalidConfigError(f"{path}: {exc}") from None
+
+
+def _complete_lines(path: Path) -> bytes:
+    data = path.read_bytes() if path.exists() else b""
+    return data[: data.rfind(b"\n") + 1]
+
+
+def read_games(run_dir: Path) -> list[GameRecord]:
+    """The complete games in ``games.partial.jsonl``, in file order (a torn last line, the
+    run killed while writing it, is not a game). Lines written without timings get empty
+    timing lists (counted as untimed games)."""
+    path = run_dir / PARTIAL
+    complete = _complete_lines(path)
+    records = []
+    for number, line in enumerate(complete.decode("utf-8").splitlines(), start=1):
+        try:
+            row = json.loads(line)
+            if not isinstance(row, dict):
+                raise TypeError(f"a {type(row).__name__}, not an object")
+            for key in TIMING_KEYS:
+                row.setdefault(key, [])
+            records.append(GameRecord(**row))
+        except (ValueError, TypeError) as exc:
+            raise InvalidConfigError(f"{path}, line {number}: not a game record ({exc})") from None
+    return records
+
+
+def cut_torn_line(run_dir: Path) -> None:
+    """Drop a torn last line from ``games.partial.jsonl`` so the next game starts a line."""
+    path = run_dir / PARTIAL
+    complete = _complete_lines(path)
+    if path.exists() and path.stat().st_size != len(complete):
+        with path.open("r+b") as f:
+            f.truncate(len(complete))
 
 
 def recorded_games(run_dir: Path) -> int:

@@ -43,6 +43,7 @@ class Timing:
     mean_cpu_ms: float
     max_cpu_ms: float
     decisions_per_game: float
+    timed_games: int = 0  # games with timings (fewer only in a resumed run of an older version)
 
 
 @dataclass
@@ -82,7 +83,7 @@ def summarise_matchup(
         rank_per_game: list[float] = []
         by_seat = [0.0] * players
         seat_games = [0] * players
-        decisions = illegal = forfeits = truncated = 0
+        decisions = illegal = forfeits = truncated = timed_decisions = timed_games = 0
         think = slowest = cpu = cpu_slowest = 0.0
         for r in records:
             seats = [s for s in range(players) if r.seats[s] == name]
@@ -95,10 +96,13 @@ def summarise_matchup(
                 decisions += r.decisions[s]
                 illegal += r.illegal[s]
                 forfeits += int(r.forfeit == s)
-                think += r.think_seconds[s]
-                slowest = max(slowest, r.max_think_seconds[s])
-                cpu += r.cpu_seconds[s]
-                cpu_slowest = max(cpu_slowest, r.max_cpu_seconds[s])
+                if r.cpu_seconds:
+                    timed_decisions += r.decisions[s]
+                    think += r.think_seconds[s]
+                    slowest = max(slowest, r.max_think_seconds[s])
+                    cpu += r.cpu_seconds[s]
+                    cpu_slowest = max(cpu_slowest, r.max_cpu_seconds[s])
+            timed_games += int(bool(r.cpu_seconds))
             truncated += int(r.truncated)
             vp_per_game.append(sum(r.scores[s] for s in seats) / len(seats))
             rank_per_game.append(sum(r.ranks[s] for s in seats) / len(seats))
@@ -124,11 +128,12 @@ def summarise_matchup(
         )
         timing[name] = Timing(
             agent=name,
-            mean_decision_ms=1000.0 * think / decisions if decisions else 0.0,
+            mean_decision_ms=1000.0 * think / timed_decisions if timed_decisions else 0.0,
             max_decision_ms=1000.0 * slowest,
-            mean_cpu_ms=1000.0 * cpu / decisions if decisions else 0.0,
+            mean_cpu_ms=1000.0 * cpu / timed_decisions if timed_decisions else 0.0,
             max_cpu_ms=1000.0 * cpu_slowest,
             decisions_per_game=decisions / len(vp_per_game) if vp_per_game else 0.0,
+            timed_games=timed_games,
         )
     ranks_by_game = []
     for r in records:

@@ -90,6 +90,9 @@ class Job:
     backend: str | None = None  # Game.new's backend option
 
 
+TIMING_KEYS = ("think_seconds", "max_think_seconds", "cpu_seconds", "max_cpu_seconds")
+
+
 @dataclass
 class GameRecord:
     """Outcome of one game, per seat."""
@@ -105,6 +108,7 @@ class GameRecord:
     ranks: list[float]
     win_share: list[float]
     decisions: list[int]
+    # per seat; empty: not timed (a game kept by a run of an older version, then resumed)
     think_seconds: list[float]
     max_think_seconds: list[float]
     cpu_seconds: list[float]

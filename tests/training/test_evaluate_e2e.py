@@ -151,6 +151,8 @@ def test_killed_evaluation_is_marked_interrupted_and_keeps_its_games(tmp_path: P
     status = json.loads((tmp_path / "killed" / "status.json").read_text())
     assert status["status"] == "interrupted" and status["games"] >= 2
     assert len(partial.read_text().splitlines()) == status["games"]
+    resume = f"perikles-evaluate --resume {tmp_path / 'killed'}"
+    assert status["resume"] == resume and f"resume with: {resume}" in output
     assert not (tmp_path / "killed" / "report.md").exists()
     assert not (tmp_path / "killed" / "results.json").exists()
     assert main(args[:5] + ["8"] + args[6:]) == 0
