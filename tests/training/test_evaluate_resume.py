@@ -14,6 +14,7 @@ from perikles_env.errors import InvalidConfigError
 from perikles_env.evaluation.cli import main
 from perikles_env.evaluation.tournament import evaluate, resume
 from perikles_env.training.run_folder import write_status
+from tests.training.test_evaluate_e2e import _numbers
 
 LINEUP = ["heuristic", "random"]
 
@@ -35,14 +36,6 @@ def _interrupted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keep: int) -> 
     run_dir = tmp_path / "cut"
     assert f"perikles-evaluate --resume {run_dir}" in "".join(caught.value.__notes__)
     return run_dir
-
-
-def _numbers(run_dir: Path) -> dict:
-    data = json.loads((run_dir / "results.json").read_text())
-    data.pop("timing")
-    data.pop("command")
-    data["config"].pop("name")
-    return data
 
 
 def _count_games(monkeypatch: pytest.MonkeyPatch) -> list[runner.Job]:
