@@ -1,8 +1,12 @@
-// The heuristic player's arithmetic in C++ (perikles_env/analysis): what one player may know
-// (`View`), the personality (`Params`), the statue-track outlook shared by both models, and
-// the tie-breaking contract. The election model is politics.hpp, the battle model
-// battlefield.hpp; the players and feature blocks that use them are heuristic.hpp and
-// features.hpp.
+// native/analysis/: what one player may know and the models over it, in C++
+// (perikles_env/analysis), shared by the feature blocks (env/) and the heuristic (players/);
+// it includes only engine/. This header is the table of contents and holds the common part:
+// what one player may know (`View`, view.cpp), the personality (`Params`), the statue-track
+// outlook shared by both models, and the tie-breaking contract.
+//
+//   politics.hpp, politics.cpp        the election model (analysis/politics.py)
+//   battlefield.hpp, battlefield.cpp  the battle model with the exact odds
+//                                     (analysis/battlefield.py, engine/combat.py)
 //
 // Every function is a port of the Python reference, float for float: the same double
 // operations in the same order (the build uses neither fast-math nor FMA contraction), Python's

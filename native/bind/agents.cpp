@@ -4,8 +4,6 @@
 #include <nanobind/stl/tuple.h>
 
 #include "bind/common.hpp"
-#include "env/features.hpp"
-#include "players/heuristic.hpp"
 
 namespace pk::bind {
 namespace {

@@ -3,8 +3,6 @@
 #include "bind/common.hpp"
 #include <nanobind/stl/tuple.h>
 
-#include "env/vector_env.hpp"
-
 namespace pk::bind {
 namespace {
 // (controller, aggression, politics, spite, caution, noise): one opponent (vector_env.hpp).
@@ -36,7 +34,8 @@ struct PyVectorEnv {
     }
     try {
       return pk::VectorEnv(num_envs, std::move(counts), oracle, std::move(features), std::move(league),
-                           std::move(weights), same_table, seat, threads, max_decisions);
+                           std::move(weights), same_table, seat, threads, max_decisions,
+                           &pk::ai::score_actions);
     } catch (const std::invalid_argument& e) {
       throw nb::value_error(e.what());
     }

@@ -1,21 +1,23 @@
-// The Perikles rules engine in C++20: a line-by-line port of perikles_env/engine (the Python
-// engine is the reference; tests/native proves the two identical, native/tests/selftest.cpp
+// The Perikles rules engine in C++20 (native/engine/, the lowest floor of native/: it includes
+// nothing from the other folders): a line-by-line port of perikles_env/engine (the Python
+// engine is the reference; tests/native proves the two identical, native/tests/engine_test.cpp
 // checks invariants without Python). This header is the table of contents: the state is the
 // generated `State` (generated/schema.hpp, with every constant, table, phase and event kind);
 // `Game` adds the rules, declared here by rules area with one `legal_*` / `apply_*` pair per
 // decision phase, and defined in one source file per area:
 //
-//   src/setup.cpp        construction, events, the decision API, setup (B.1), end of turn
-//                        and scoring (B.9, B.10), the uniform random playout
-//   src/influence.cpp    phases 2-4: tile picks, specials, Alkibiades, proposals,
-//                        assassins, elections (B.4-B.6)
-//   src/military.cpp     phase 5: dead pool, commitment, placement legality, permission,
-//                        Slave Revolt (B.7)
-//   src/combat.cpp       phase 6: battles (B.8, section C)
-//   src/queries.cpp      rule queries (queries.py) and military_knowledge
-//   src/determinize.cpp  resampling what a player cannot see (determinize.py)
-//   src/load.cpp         load_error: cross-field checks of a loaded state
-//   src/encoder.cpp      observations (encoder.hpp); src/vector_env.cpp (vector_env.hpp)
+//   setup.cpp        construction, events, the decision API, setup (B.1), end of turn and
+//                    scoring (B.9, B.10), the uniform random playout
+//   influence.cpp    phases 2-4: tile picks, specials, Alkibiades, proposals, assassins,
+//                    elections (B.4-B.6)
+//   military.cpp     phase 5: dead pool, commitment, placement legality, permission, Slave
+//                    Revolt (B.7)
+//   combat.cpp       phase 6: battles (B.8, section C)
+//   queries.cpp      rule queries (queries.py) and military_knowledge
+//   determinize.cpp  resampling what a player cannot see (determinize.py)
+//   load.cpp         load_error: cross-field checks of a loaded state
+//   rules_util.hpp   counter classes, the CRT column, query result types
+//   svec.hpp         the fixed-capacity list and SplitMix64
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Observation encoder and legal-action mask in C++: a full (non-incremental) port of
 // perikles_env/analysis/observation.py (layout in docs/observation.md; code in
-// src/encoder.cpp). tests/native/test_encoder.py proves the vectors identical to the Python
+// encoder.cpp). tests/native/test_encoder.py proves the vectors identical to the Python
 // encoder's for every player.
 #pragma once
 

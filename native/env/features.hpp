@@ -3,12 +3,18 @@
 // byte-identical to the Python blocks (tests/native/test_league_politics.py,
 // test_league_war.py, test_vector_league.py).
 //
-//   src/features.cpp           action_features: the dispatch, scaling and clipping
-//   src/features_battle.cpp    battle_features; the commit rows of action_features
-//   src/features_politics.cpp  the influence rows of action_features
+//   features.cpp           action_features: the dispatch, scaling and clipping
+//   features_battle.cpp    battle_features; the commit rows of action_features
+//   features_politics.cpp  the influence rows of action_features
 #pragma once
 
 #include "analysis/analysis.hpp"
+
+namespace pk {
+// Feature blocks appended to an observation (the vector env's rows, the search's leaves), in
+// the caller's order.
+enum Feature : int { FEATURE_BATTLE = 0, FEATURE_ACTIONS = 1 };
+}  // namespace pk
 
 namespace pk::feat {
 

@@ -1,23 +1,25 @@
 // The batched vector environment (vector_env.hpp).
 #include "env/vector_env.hpp"
 
-#include "env/features.hpp"
-
 #include <algorithm>
 #include <exception>
 #include <stdexcept>
 #include <thread>
 #include <utility>
 
+#include "env/features.hpp"
+
 namespace pk {
 
 VectorEnv::VectorEnv(int num_envs, std::vector<int> counts, bool oracle, std::vector<int> features,
                      std::vector<Opponent> opponents, std::vector<double> weights,
-                     double same_table, int seat, int threads, int64_t max_decisions)
+                     double same_table, int seat, int threads, int64_t max_decisions,
+                     ScoreActions heuristic)
     : counts_(std::move(counts)),
       oracle_(oracle),
       features_(std::move(features)),
       opponents_(std::move(opponents)),
+      heuristic_(heuristic),
       same_table_(same_table),
       seat_(seat),
       threads_(threads),
@@ -40,6 +42,8 @@ VectorEnv::VectorEnv(int num_envs, std::vector<int> counts, bool oracle, std::ve
   for (const Opponent& o : opponents_)
     if (o.controller == 0 || o.controller < Opponent::HEURISTIC)
       throw std::invalid_argument("an opponent is RANDOM, HEURISTIC or a controller >= 1");
+    else if (o.controller == Opponent::HEURISTIC && heuristic_ == nullptr)
+      throw std::invalid_argument("a HEURISTIC opponent needs the heuristic's scorer");
   games_.resize(num_envs);
   finished_.resize(num_envs);
   seeds_.resize(num_envs);
@@ -212,7 +216,7 @@ void VectorEnv::play_opponents(int i) {
     } else if (legal.size() > 1) {
       const ai::Params& params = opponents_[seats_[i][g.current]].params;
       ai::View view(g, g.current);
-      ai::score_actions(view, params, legal, scores_[i]);
+      heuristic_(view, params, legal, scores_[i]);
       a = legal[ai::pick_best(scores_[i], policy.next64(), params.noise)];
     }
     g.apply_action(a);

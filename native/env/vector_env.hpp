@@ -8,15 +8,17 @@
 // of a game draws, when the game is dealt, one opponent by weight: a native player (uniform
 // random, or the heuristic with its Params) that moves inside step(), or another Python
 // controller (k >= 1: a frozen network, say). Every row returned shows a decision of a
-// Python controller. Definitions in src/vector_env.cpp.
+// Python controller. The heuristic's scoring rules are players/ (a floor above): the caller
+// hands them in (`ScoreActions`, ai::score_actions), so env/ needs no player. Definitions in
+// vector_env.cpp.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <vector>
 
+#include "analysis/analysis.hpp"
 #include "env/encoder.hpp"
-#include "players/heuristic.hpp"
 
 namespace pk {
 
@@ -41,8 +43,10 @@ struct Opponent {
   ai::Params params;  // HEURISTIC's personality
 };
 
-// Feature blocks appended to the observation, in the caller's order (features.hpp).
-enum Feature : int { FEATURE_BATTLE = 0, FEATURE_ACTIONS = 1 };
+// The heuristic's scores of the legal actions (players/heuristic.hpp ai::score_actions); the
+// env takes the best with pick_best and the opponent stream's seed.
+using ScoreActions = void (*)(const ai::View& v, const ai::Params& p, const Actions& legal,
+                              ai::Scores& out);
 
 class VectorEnv {
  public:
@@ -50,11 +54,12 @@ class VectorEnv {
   // blocks after the observation; opponents (empty: every seat is controller 0's) with
   // weights (> 0 in all) and same_table (the share of games with one opponent drawn for
   // every other seat, as single_agent/opponents.py); seat: the learner's seat, -1 = drawn
-  // per game; max_decisions: a game still running after that many decisions is truncated.
+  // per game; max_decisions: a game still running after that many decisions is truncated;
+  // heuristic: the scorer of HEURISTIC opponents (may be null without one).
   // Throws std::invalid_argument on a bad argument.
   VectorEnv(int num_envs, std::vector<int> counts, bool oracle, std::vector<int> features,
             std::vector<Opponent> opponents, std::vector<double> weights, double same_table,
-            int seat, int threads, int64_t max_decisions);
+            int seat, int threads, int64_t max_decisions, ScoreActions heuristic);
 
   int num_envs() const { return static_cast<int>(games_.size()); }
   int base_size() const { return oracle_ ? enc::ORACLE_SIZE : enc::OBS_SIZE; }
@@ -106,6 +111,7 @@ class VectorEnv {
   std::vector<int> features_;
   int obs_size_;
   std::vector<Opponent> opponents_;
+  ScoreActions heuristic_;
   std::vector<double> cumulative_;  // the weights' running sums, normalised to end at 1
   double same_table_;
   int seat_;

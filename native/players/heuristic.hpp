@@ -2,10 +2,10 @@
 // reference): one scoring rule per decision phase over a View, the best score taken with the
 // tie-breaking contract of analysis.hpp. Every personality is a Params.
 //
-//   src/heuristic.cpp            the phase table, decide()
-//   src/heuristic_influence.cpp  setup, tile picks, specials, Alkibiades, proposals, assassins
-//   src/heuristic_military.cpp   Sparta's choice, dead pool, permission, battle specials,
-//                                casualties; src/heuristic_commit.cpp the commit step
+//   heuristic.cpp            the phase table, decide()
+//   heuristic_influence.cpp  setup, tile picks, specials, Alkibiades, proposals, assassins
+//   heuristic_military.cpp   Sparta's choice, dead pool, permission, battle specials,
+//                            casualties; heuristic_commit.cpp the commit step
 #pragma once
 
 #include "analysis/analysis.hpp"

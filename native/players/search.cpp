@@ -12,7 +12,6 @@
 #include "env/encoder.hpp"
 #include "env/features.hpp"
 #include "players/heuristic.hpp"
-#include "env/vector_env.hpp"
 
 namespace pk::search {
 

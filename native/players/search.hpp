@@ -13,7 +13,7 @@
 // or the end of the game (exact win shares, backed up at once). Every node stores the sum of
 // each seat's value, so the seat acting at a node (which may differ between samples) maximises
 // its own component. The search reads its root game only through determinize and the
-// searching player's legal actions. Definitions in src/search.cpp.
+// searching player's legal actions. Definitions in search.cpp.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +41,7 @@ struct Params {
   // of one default-heuristic playout of the leaf's sample to the end (AlphaGo's lambda);
   // 0: no playout.
   double rollout_mix = 0.0;
-  std::vector<int> features; // feature blocks after the observation (vector_env.hpp Feature)
+  std::vector<int> features; // feature blocks after the observation (env/features.hpp Feature)
 };
 // Throws std::invalid_argument naming the bad parameter.
 void check(const Params& p);

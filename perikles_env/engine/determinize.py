@@ -15,9 +15,10 @@ The player's own cities (and the Persian counters for a Persian leader, shared w
 co-leaders) keep their true strengths. Each sample is a uniform shuffle within these
 constraints ("uniform-ish": no weighting by how likely opponents' past choices were).
 
-On a ``NativeGame`` the C++ core samples (``Game::determinize`` in native/engine.hpp): the
-same draws of the same SplitMix64 stream in the same order as the code below, so the same
-seed gives the same sample on either backend (tests/native/test_native_determinize.py).
+On a ``NativeGame`` the C++ core samples (``Game::determinize`` in
+native/engine/determinize.cpp): the same draws of the same SplitMix64 stream in the same order
+as the code below, so the same seed gives the same sample on either backend
+(tests/native/test_native_determinize.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Python-side vec envs gives it, for the configurations it supports:
   per game from a list; every other seat draws an opponent of the pool per game (each seat
   on its own, or one for the table in a ``same_table`` share of games, as
   ``OpponentPool.sample``): ``random`` and ``heuristic[:params]`` players move in C++
-  inside the step (``native/heuristic.hpp``, the same decisions as the Python heuristic),
+  inside the step (``native/players/heuristic.hpp``, the same decisions as the Python heuristic),
   ``ppo:<path>`` networks (the self-play snapshots) are Python controllers: all rows
   waiting for one network are answered by one forward pass (``PPOAgent.act_batch``).
   Anything else (IS-MCTS, say) cannot run here: ``native_problem`` says why;

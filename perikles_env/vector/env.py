@@ -45,7 +45,7 @@ as the VP margin); ``scores`` always holds the VP standing of the game in the ro
 
 Determinism: game i of ``reset(seed)`` is ``new_game(seed=seed + i)`` (or the i-th of an
 explicit seed list); later games, the per-game player count and seat and the random
-opponents draw from SplitMix64 streams of that seed (``native/vector_env.hpp`` says in
+opponents draw from SplitMix64 streams of that seed (``native/env/vector_env.hpp`` says in
 which order), independent of ``threads``.
 
 Safe to misuse: nothing is readable before ``reset``; ``num_envs`` and ``threads`` are
@@ -73,7 +73,7 @@ from .native import _native_vec, wrap_engine
 if TYPE_CHECKING:
     from ..engine.native import NativeGame
 
-FEATURE_IDS = {"battle": 0, "actions": 1}  # native/vector_env.hpp Feature
+FEATURE_IDS = {"battle": 0, "actions": 1}  # native/env/features.hpp Feature
 MAX_NUM_ENVS = 1 << 14  # ~0.4 GiB of games and buffers at the largest observation
 MAX_THREADS = 64
 _T = TypeVar("_T")

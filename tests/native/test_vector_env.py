@@ -1,4 +1,4 @@
-"""The batched vector env (``perikles_env.vector.VectorEnv``, ``native/vector_env.hpp``)
+"""The batched vector env (``perikles_env.vector.VectorEnv``, ``native/env/vector_env.hpp``)
 against the Python engine and encoder: every game of the batch, every step, the acting
 seat, observation (bytes), mask and rewards equal a Python game played with the same
 actions (seeded from ``game_seed``), across auto-resets; results do not depend on the

@@ -36,7 +36,7 @@ REWARD = RewardConfig(win=1.0, vp_margin=0.5, shaping=1.0, vp_scale=10.0)
 
 class Twin:
     """One env of the native VecEnv replayed on the Python engine: the seed, seat and
-    player-count streams of ``native/vector_env.hpp``, the episode rules of
+    player-count streams of ``native/env/vector_env.hpp``, the episode rules of
     ``single_agent/env.py`` (truncation, dealing again) and its reward tracker."""
 
     def __init__(self, seed: int, counts, seat, max_decisions: int, features) -> None:

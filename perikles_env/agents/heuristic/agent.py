@@ -64,7 +64,7 @@ class HeuristicAgent(Agent):
         return self.name + (":" + ",".join(diff) if diff else "")
 
     def act_state(self, game: Game, player: int, rng: np.random.Generator) -> int:
-        """On the C++ core the C++ heuristic decides (``native/heuristic.hpp``): the same
+        """On the C++ core the C++ heuristic decides (``native/players/heuristic.hpp``): the same
         scores and the same tie-breaking contract, so the same action for the same rng."""
         legal = game.legal_actions()  # the acting player's options: public + his own pool
         if len(legal) == 1:

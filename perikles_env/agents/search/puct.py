@@ -1,5 +1,5 @@
 """The driver of network-guided IS-MCTS: the tree walk, determinization and legality run in
-C++ (``perikles_env._native.Search``, native/search.hpp); this loop hands the leaves it
+C++ (``perikles_env._native.Search``, native/players/search.hpp); this loop hands the leaves it
 collects to an ``Evaluator`` in batches and feeds the answers back (docs/agents.md, "Search
 with a network").
 
@@ -29,9 +29,9 @@ if TYPE_CHECKING:
     from ...engine.game import Game
     from ...engine.native import NativeGame
 
-FEATURE_IDS = {"battle": 0, "actions": 1}  # native/vector_env.hpp Feature
+FEATURE_IDS = {"battle": 0, "actions": 1}  # native/env/features.hpp Feature
 MAX_PLAYERS = 5
-OPPONENT_MODELS = ("tree", "heuristic")  # native/search.hpp Params.heuristic_opponents
+OPPONENT_MODELS = ("tree", "heuristic")  # native/players/search.hpp Params.heuristic_opponents
 
 
 @dataclass(frozen=True)
