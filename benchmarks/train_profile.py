@@ -20,9 +20,9 @@ import pstats
 import tempfile
 from pathlib import Path
 
-from perikles_env.training.config import load_config
-from perikles_env.training.config_files import find_config
-from perikles_env.training.train import train
+from perikles_env.jobs.config_files import find_config
+from perikles_env.training.ppo.config import load_config
+from perikles_env.training.ppo.train import train
 
 # Entry points whose cumulative time is the cost of one part of training: (part, file path
 # ending, function name). The parts under "env steps" are nested in it.

@@ -7,5 +7,5 @@ OpenSkill ratings, a report and plots. Needs the ``train`` extra.
 API: ``evaluate``, ``run``), ``cli`` (the command line).
 """
 
-from .result import EvalResult as EvalResult
+from .eval_result import EvalResult as EvalResult
 from .tournament import evaluate as evaluate

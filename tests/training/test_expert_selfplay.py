@@ -15,7 +15,7 @@ from perikles_env.agents.search.network import NetSettings, SearchNet, relative_
 from perikles_env.engine.backend import native_available
 from perikles_env.training.expert import dataset
 from perikles_env.training.expert.dataset import DatasetError, ReplayWindow
-from perikles_env.training.expert.selfplay import (
+from perikles_env.training.expert.self_play_games import (
     SELF,
     SelfPlay,
     play_sharded,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from perikles_env.training.config import OpponentSection
-from perikles_env.training.selfplay import SelfPlayPool
+from perikles_env.training.ppo.config import OpponentSection
+from perikles_env.training.ppo.self_play_pool import SelfPlayPool
 
 
 def section(**kw):

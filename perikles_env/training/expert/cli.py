@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from perikles_env.agents.ppo_file import ModelFileError
 from perikles_env.cli import CliParser, command_line
 from perikles_env.errors import InvalidConfigError
-from perikles_env.training.signals import StopRequest, exit_code
+from perikles_env.jobs.signals import StopRequest, exit_code
 
 from .config import load_config
 from .loop import PROG, run

@@ -28,14 +28,21 @@ from perikles_env.agents.search.net_file import load_net, save_net
 from perikles_env.agents.search.network import SearchNet
 from perikles_env.errors import InvalidConfigError
 from perikles_env.files import write_text
+from perikles_env.jobs.budget import Budget
+from perikles_env.jobs.run_folder import (
+    COMPLETE,
+    FAILED,
+    INTERRUPTED,
+    RUNNING,
+    new_run_dir,
+    write_status,
+)
 
-from ..budget import Budget
-from ..run_folder import COMPLETE, FAILED, INTERRUPTED, RUNNING, new_run_dir, write_status
 from . import checkpoint, dataset
 from .config import ExpertConfig, config_from_dict
+from .expert_report import write_report
 from .learner import make_optimizer, train
-from .report import write_report
-from .selfplay import play_sharded
+from .self_play_games import play_sharded
 
 CONFIG = "config.yaml"
 DATA = "data"

@@ -30,11 +30,8 @@ from typing import Any
 
 import yaml
 
-from ...agents.rllib_policy import MODULE_ID, export_policy, model_config
-from ...cli import CliParser, command_line
-from ...errors import InvalidConfigError
-from ..budget import Budget
-from ..run_folder import (
+from perikles_env.jobs.budget import Budget
+from perikles_env.jobs.run_folder import (
     COMPLETE,
     FAILED,
     INTERRUPTED,
@@ -43,6 +40,10 @@ from ..run_folder import (
     remove_temp_files,
     write_status,
 )
+
+from ...agents.rllib_policy import MODULE_ID, export_policy, model_config
+from ...cli import CliParser, command_line
+from ...errors import InvalidConfigError
 from .config import RLlibConfig, load_config
 from .env import PeriklesMultiAgentEnv
 

@@ -30,10 +30,8 @@ import yaml
 from perikles_env.cli import CliParser, command_line
 from perikles_env.errors import InvalidConfigError
 from perikles_env.files import write_text
-
-from .budget import Budget
-from .config import ACTION_HEADS, TrainConfig, load_config
-from .run_folder import (
+from perikles_env.jobs.budget import Budget
+from perikles_env.jobs.run_folder import (
     COMPLETE,
     FAILED,
     INTERRUPTED,
@@ -44,7 +42,9 @@ from .run_folder import (
     resume_command,
     write_status,
 )
-from .signals import StopRequest, exit_code
+from perikles_env.jobs.signals import StopRequest, exit_code
+
+from .config import ACTION_HEADS, TrainConfig, load_config
 
 # ---- environments and model -------------------------------------------------------------------
 
@@ -252,7 +252,7 @@ def start_run(config: TrainConfig, run_dir: Path, resume: bool, command: str, st
 
     from .callbacks import Clock, RunState
     from .checkpoints import latest_checkpoint, restore
-    from .selfplay import SelfPlayPool
+    from .self_play_pool import SelfPlayPool
 
     wall_start = time.perf_counter()
     torch.set_num_threads(config.train.torch_threads)
@@ -272,7 +272,7 @@ def start_run(config: TrainConfig, run_dir: Path, resume: bool, command: str, st
     if checkpoint is not None:
         restore(run.model, checkpoint)
     elif config.ppo.init_net is not None:
-        from .search_warmstart import ppo_from_net
+        from perikles_env.training.search_warmstart import ppo_from_net
 
         run.state.pretrain = {"init_net": ppo_from_net(run.model, config.ppo.init_net_path(),
                                                        config.env.features)}
@@ -382,7 +382,7 @@ def finish(run: Run) -> dict[str, Any]:
 
 def report(run: Run, status: str, final: list[dict[str, Any]], final_seconds: float) -> Any:
     """Write ``summary.json``, ``report.md``, the learning curve and ``status.json``."""
-    from .report import throughput, write_learning_curve, write_report
+    from .ppo_report import throughput, write_learning_curve, write_report
 
     state, config = run.state, run.config
     curve = write_learning_curve(state, run.run_dir / "learning_curve.png")

@@ -19,11 +19,17 @@ from perikles_env.analysis.encoding import check_features
 from perikles_env.engine import MAX_GAME_DECISIONS
 from perikles_env.engine import data as D
 from perikles_env.engine.backend import resolve_backend
+from perikles_env.jobs.config_schema import (
+    Config,
+    FieldError,
+    Schema,
+    build_with_overrides,
+    load_file,
+)
+from perikles_env.jobs.config_schema import parse_override as parse_override
+from perikles_env.jobs.run_folder import folder_path, plain_folder_name
 from perikles_env.single_agent import RewardConfig
 
-from .run_folder import folder_path, plain_folder_name
-from .schema import Config, FieldError, Schema, build_with_overrides, load_file
-from .schema import parse_override as parse_override
 from .self_keys import SELF_KEYS as SELF_KEYS
 from .self_keys import SELF_LATEST as SELF_LATEST
 from .self_keys import SELF_PAST as SELF_PAST

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from perikles_env.files import atomic_write, write_text
+from perikles_env.jobs.run_folder import resume_command
 
 from .callbacks import RunState
-from .run_folder import resume_command
 
 
 def throughput(state: RunState) -> dict[str, float]:
@@ -89,7 +89,7 @@ def _pretrain_lines(pre: dict[str, Any]) -> list[str]:
 def _agreement_table(report: dict[str, Any]) -> list[str]:
     """``agreement.py``'s report: per decision kind, how often the policy's choice is one
     of the heuristic's equally best actions (and how often a random legal choice is)."""
-    from .agreement import markdown as agreement_markdown
+    from perikles_env.training.agreement import markdown as agreement_markdown
 
     return agreement_markdown(report).rstrip("\n").split("\n")
 
