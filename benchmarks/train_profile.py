@@ -20,6 +20,7 @@ import pstats
 import tempfile
 from pathlib import Path
 
+from perikles_env.evaluation.for_trainers import TOURNAMENT
 from perikles_env.jobs.config_files import find_config
 from perikles_env.training.ppo.config import load_config
 from perikles_env.training.ppo.train import train
@@ -63,7 +64,7 @@ def profile(config_name: str, steps: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         profiler = cProfile.Profile()
         profiler.enable()
-        summary = train(config, Path(tmp) / "profile")
+        summary = train(config, Path(tmp) / "profile", evaluator=TOURNAMENT)
         profiler.disable()
     stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
     total = cumulative(stats, "training/train.py", "learn")

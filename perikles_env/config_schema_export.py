@@ -27,7 +27,7 @@ from perikles_env.training.rllib.config import RLlibConfig
 SCHEMAS: dict[str, Any] = {
     "train": TrainConfig, "evaluate": EvalFile, "rllib": RLlibConfig, "search": ExpertConfig,
 }
-FOLDER = Path(__file__).resolve().parents[2] / "configs" / "schema"
+FOLDER = Path(__file__).resolve().parents[1] / "configs" / "schema"
 
 
 def schema_texts() -> dict[str, str]:

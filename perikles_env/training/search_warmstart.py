@@ -51,7 +51,7 @@ from perikles_env.agents.search.network import (
 from perikles_env.engine import GameConfig, new_game
 from perikles_env.errors import InvalidConfigError
 from perikles_env.single_agent import OpponentPool
-from perikles_env.training.ppo.self_keys import SELF_KEYS
+from perikles_env.training.ppo.self_play_pool import SELF_KEYS
 from perikles_env.vector.encoder import encode_with_features
 
 # PPO policy tensor -> search network tensor (the action_* heads keep their names)

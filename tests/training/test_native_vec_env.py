@@ -283,7 +283,7 @@ def test_env_vector_chooses_the_path_and_validates_it(monkeypatch) -> None:
 
 
 def test_the_trainer_runs_on_it_end_to_end(tmp_path, capsys) -> None:
-    from perikles_env.training.ppo.train import main
+    from perikles_env.launch.ppo import main
 
     overrides = ["env.vector=auto", "opponents.weights={random: 1.0}", "pretrain.decisions=0"]
     overrides += ["eval.every=0", f"out={tmp_path}"]

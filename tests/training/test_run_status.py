@@ -84,7 +84,7 @@ def test_yaml_python_tags_are_refused_in_one_line(tmp_path: Path) -> None:
         assert "python/object/apply:os.system" in message and "refused" in message
     assert not marker.exists()
     done = subprocess.run(
-        [sys.executable, "-m", "perikles_env.training.ppo.train", "--config", str(path)],
+        [sys.executable, "-m", "perikles_env.launch.ppo", "--config", str(path)],
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from perikles_env.files import write_text
-from perikles_env.training.ppo.ppo_report import save_win_rate_plot
+from perikles_env.training.learning_curves import save_win_rate_plot
 
 CURVE = "learning_curve.png"
 

@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from perikles_env.files import atomic_write, write_text
+from perikles_env.files import write_text
 from perikles_env.jobs.run_folder import resume_command
+from perikles_env.training.learning_curves import save_win_rate_plot
 
 from .callbacks import RunState
 
@@ -47,20 +48,6 @@ def write_learning_curve(state: RunState, path: Path) -> bool:
     ax.set_xlabel("learner steps")
     save_win_rate_plot(fig, ax, path)
     return True
-
-
-def save_win_rate_plot(fig: Any, ax: Any, path: Path) -> None:
-    """Finish a learning-curve figure (win rate % from 0 to 100, grid, legend) and write
-    it as a PNG atomically."""
-    import matplotlib.pyplot as plt
-
-    ax.set_ylabel("win rate %")
-    ax.set_ylim(0, 100)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    atomic_write(path, lambda f: fig.savefig(f, dpi=100, format="png"))
-    plt.close(fig)
 
 
 def _pretrain_lines(pre: dict[str, Any]) -> list[str]:

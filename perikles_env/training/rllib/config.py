@@ -13,9 +13,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from perikles_env.jobs.config_fields import Positive, PositiveFloat, Spec, check_spec
 from perikles_env.jobs.config_schema import Config, FieldError, build, read_yaml
 from perikles_env.jobs.run_folder import folder_path, plain_folder_name
-from perikles_env.training.ppo.config import Positive, PositiveFloat, Spec, check_spec
 
 from ...agents.rllib_policy import ACTIVATIONS
 from ...engine import MAX_GAME_DECISIONS
