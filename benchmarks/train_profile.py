@@ -36,7 +36,7 @@ PARTS = (
     ("    heuristic opponents (all personalities)", "agents/heuristic/agent.py", "act_state"),
     ("    self-play snapshot opponents (network)", "agents/ppo.py", "act_state"),
     ("    learner observation (base + feature blocks)", "single_agent/env.py", "_observe"),
-    ("  env steps, native vector env (all of it)", "training/native_vec_env.py", "step_wait"),
+    ("  env steps, native vector env (all of it)", "training/ppo/native_vec_env.py", "step_wait"),
     ("    C++ steps (engine, native opponents, observation, features)", "vector/env.py", "step"),
     ("    self-play snapshot opponents (batched network)", "agents/ppo.py", "act_batch"),
     ("PPO update (MaskablePPO.train)", "ppo_mask/ppo_mask.py", "train"),
@@ -67,7 +67,7 @@ def profile(config_name: str, steps: int) -> None:
         summary = train(config, Path(tmp) / "profile", evaluator=TOURNAMENT)
         profiler.disable()
     stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
-    total = cumulative(stats, "training/train.py", "learn")
+    total = cumulative(stats, "training/ppo/train.py", "learn")
     print(
         f"\n{config_name}: {summary['timesteps']:,} learner steps, "
         f"{summary['throughput']['learner_steps_per_s']:.0f} learner steps/s under the profiler"

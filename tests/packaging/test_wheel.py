@@ -88,6 +88,7 @@ def test_wheel_contents(wheel: Path) -> None:
     for config in ("default", "smoke", "long", "eval_smoke"):
         assert f"perikles_env/configs/{config}.yaml" in names
     assert "perikles_env/training/ppo/train.py" in names
+    assert "perikles_env/launch/ppo.py" in names  # the console scripts start here
     assert "perikles_env/py.typed" in names  # PEP 561: type checkers read the inline hints
     assert "perikles_env/evaluation/runner.py" in names
     assert not [n for n in names if n.endswith(".whl")]

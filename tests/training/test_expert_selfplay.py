@@ -1,4 +1,4 @@
-"""Self-play of expert iteration (training/expert/selfplay.py) and its stored positions
+"""Self-play of expert iteration (training/expert/self_play_games.py) and its stored positions
 (dataset.py): the recorded targets are the search's, the values the final win shares in
 the recorder's relative seat order, and a data file reads back exactly or is refused."""
 

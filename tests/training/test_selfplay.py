@@ -1,4 +1,4 @@
-"""Self-play opponent pool weights (training/selfplay.py)."""
+"""Self-play opponent pool weights (training/ppo/self_play_pool.py)."""
 
 from __future__ import annotations
 
