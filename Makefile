@@ -70,4 +70,4 @@ lint: venv
 	$(VENV)/bin/mypy perikles_env/engine
 
 demo: venv
-	$(VPY) -m perikles_env.engine.demo
+	$(VPY) -m perikles_env.demo

@@ -18,10 +18,10 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 
 from perikles_env.files import write_text
+from perikles_env.jobs.budget import Budget, BudgetBar
+from perikles_env.jobs.signals import StopRequest
 
-from .budget import Budget, BudgetBar
-from .selfplay import SelfPlayPool
-from .signals import StopRequest
+from .self_play_pool import SelfPlayPool
 
 
 @dataclass

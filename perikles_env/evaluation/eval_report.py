@@ -20,7 +20,7 @@ from perikles_env.errors import InvalidConfigError
 from perikles_env.files import write_text
 
 from .config import EvalConfig
-from .result import EvalResult
+from .eval_result import EvalResult
 from .runner import TIMING_KEYS, GameRecord
 
 
@@ -173,7 +173,7 @@ def write_config(run_dir: Path, config: EvalConfig) -> None:
 
 def read_config(run_dir: Path) -> EvalConfig:
     """The settings a run was started with (``InvalidConfigError`` if missing or bad)."""
-    from perikles_env.training.schema import build
+    from perikles_env.jobs.config_schema import build
 
     path = run_dir / CONFIG
     try:

@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from perikles_env.files import write_text
-
-from ..report import save_win_rate_plot
+from perikles_env.training.learning_curves import save_win_rate_plot
 
 CURVE = "learning_curve.png"
 

@@ -1,7 +1,7 @@
 """``configs/schema/*.json``: the JSON Schemas of the four config kinds, for editors.
 
-    python -m perikles_env.training.schema_export            # rewrite configs/schema/
-    python -m perikles_env.training.schema_export --check    # exit 1 if one is stale
+    python -m perikles_env.config_schema_export            # rewrite configs/schema/
+    python -m perikles_env.config_schema_export --check    # exit 1 if one is stale
 
 Each shipped YAML config names its schema on its first line (``# yaml-language-server:
 $schema=schema/train.json``), which editors with a YAML language server use to complete
@@ -19,16 +19,15 @@ from typing import Any
 from perikles_env.cli import CliParser
 from perikles_env.evaluation.config import EvalFile
 from perikles_env.files import write_text
-
-from .config import TrainConfig
-from .expert.config import ExpertConfig
-from .rllib.config import RLlibConfig
-from .schema import json_schema
+from perikles_env.jobs.config_schema import json_schema
+from perikles_env.training.expert.config import ExpertConfig
+from perikles_env.training.ppo.config import TrainConfig
+from perikles_env.training.rllib.config import RLlibConfig
 
 SCHEMAS: dict[str, Any] = {
     "train": TrainConfig, "evaluate": EvalFile, "rllib": RLlibConfig, "search": ExpertConfig,
 }
-FOLDER = Path(__file__).resolve().parents[2] / "configs" / "schema"
+FOLDER = Path(__file__).resolve().parents[1] / "configs" / "schema"
 
 
 def schema_texts() -> dict[str, str]:
@@ -50,7 +49,7 @@ def stale(folder: Path = FOLDER) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = CliParser(prog="python -m perikles_env.training.schema_export", description=__doc__)
+    p = CliParser(prog="python -m perikles_env.config_schema_export", description=__doc__)
     p.add_argument("--out", type=Path, default=FOLDER, help="folder to write")
     p.add_argument("--check", action="store_true", help="only report stale files (exit 1)")
     args = p.parse_args(argv)

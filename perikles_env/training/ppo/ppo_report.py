@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from perikles_env.files import atomic_write, write_text
+from perikles_env.files import write_text
+from perikles_env.jobs.run_folder import resume_command
+from perikles_env.training.learning_curves import save_win_rate_plot
 
 from .callbacks import RunState
-from .run_folder import resume_command
 
 
 def throughput(state: RunState) -> dict[str, float]:
@@ -49,20 +50,6 @@ def write_learning_curve(state: RunState, path: Path) -> bool:
     return True
 
 
-def save_win_rate_plot(fig: Any, ax: Any, path: Path) -> None:
-    """Finish a learning-curve figure (win rate % from 0 to 100, grid, legend) and write
-    it as a PNG atomically."""
-    import matplotlib.pyplot as plt
-
-    ax.set_ylabel("win rate %")
-    ax.set_ylim(0, 100)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    atomic_write(path, lambda f: fig.savefig(f, dpi=100, format="png"))
-    plt.close(fig)
-
-
 def _pretrain_lines(pre: dict[str, Any]) -> list[str]:
     if not pre:
         return []
@@ -89,7 +76,7 @@ def _pretrain_lines(pre: dict[str, Any]) -> list[str]:
 def _agreement_table(report: dict[str, Any]) -> list[str]:
     """``agreement.py``'s report: per decision kind, how often the policy's choice is one
     of the heuristic's equally best actions (and how often a random legal choice is)."""
-    from .agreement import markdown as agreement_markdown
+    from perikles_env.training.agreement import markdown as agreement_markdown
 
     return agreement_markdown(report).rstrip("\n").split("\n")
 

@@ -54,7 +54,7 @@ from perikles_env.environment.rewards import RewardConfig, RewardTracker
 from perikles_env.errors import InvalidConfigError
 from perikles_env.single_agent import OpponentPool
 
-from .self_keys import SELF_KEYS
+from .self_play_pool import SELF_KEYS
 
 if TYPE_CHECKING:
     from perikles_env.agents.ppo import PPOAgent

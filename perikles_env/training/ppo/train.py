@@ -5,7 +5,7 @@
     perikles-train --resume runs/default          # continue from the last checkpoint
 
 The learner plays one seat of ``PeriklesSingleAgentEnv`` against an opponent pool
-(baselines + frozen snapshots of itself, ``training/selfplay.py``). Everything goes into
+(baselines + frozen snapshots of itself, ``self_play_pool.py``). Everything goes into
 ``<out>/<name>/`` (a new folder per run): ``config.yaml``, ``status.json``, TensorBoard
 logs (``tb/``), ``checkpoints/``, ``snapshots/``, the final ``model.zip`` (playable as
 agent ``ppo:<run>/model.zip``), the final evaluations (``eval/``) and ``report.md`` /
@@ -30,10 +30,9 @@ import yaml
 from perikles_env.cli import CliParser, command_line
 from perikles_env.errors import InvalidConfigError
 from perikles_env.files import write_text
-
-from .budget import Budget
-from .config import ACTION_HEADS, TrainConfig, load_config
-from .run_folder import (
+from perikles_env.jobs.budget import Budget
+from perikles_env.jobs.evaluator import Evaluator
+from perikles_env.jobs.run_folder import (
     COMPLETE,
     FAILED,
     INTERRUPTED,
@@ -44,7 +43,9 @@ from .run_folder import (
     resume_command,
     write_status,
 )
-from .signals import StopRequest, exit_code
+from perikles_env.jobs.signals import StopRequest, exit_code
+
+from .config import ACTION_HEADS, TrainConfig, load_config
 
 # ---- environments and model -------------------------------------------------------------------
 
@@ -144,13 +145,10 @@ def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
 
 
 def eval_row(
-    config: TrainConfig, model_path: str, timesteps: int, save: Any = None
+    config: TrainConfig, model_path: str, timesteps: int, evaluator: Evaluator, save: Any = None
 ) -> dict[str, Any]:
     """Periodic evaluation: win rate against each baseline (all other seats that baseline);
     ``save``: a model to write to ``model_path`` first."""
-    from perikles_env.evaluation.runner import forget_agent
-    from perikles_env.evaluation.tournament import evaluate
-
     from .checkpoints import save_model
 
     if save is not None:
@@ -161,7 +159,7 @@ def eval_row(
         games = config.eval.games_vs(opponent)
         if not games:
             continue
-        result = evaluate(
+        result = evaluator.evaluate(
             [spec, opponent],
             players=config.eval.players,
             games=games,
@@ -172,23 +170,23 @@ def eval_row(
         row[f"win_rate_vs_{opponent}"] = round(result.win_rate(spec), 4)
         if result.truncated_games:
             row[f"truncated_vs_{opponent}"] = result.truncated_games
-    forget_agent(spec)
+    evaluator.forget_agent(spec)
     Path(model_path).unlink(missing_ok=True)
     return row
 
 
-def final_evaluation(config: TrainConfig, model_path: Path, run_dir: Path) -> list[dict[str, Any]]:
+def final_evaluation(
+    config: TrainConfig, model_path: Path, run_dir: Path, evaluator: Evaluator
+) -> list[dict[str, Any]]:
     """``eval.final_games`` games per (opponent, player count), reports under ``eval/``
     (a new folder each time: a resumed run never overwrites an earlier evaluation)."""
-    from perikles_env.evaluation.tournament import evaluate
-
     spec = f"ppo:{model_path}"
     rows = []
     for opponent in config.eval.opponents:
         games = config.eval.games_vs(opponent, final=True)
         for players in config.eval.final_players if games else []:
             name = f"vs_{opponent.replace(':', '_').replace('/', '_')}_{players}p"
-            result = evaluate(
+            result = evaluator.evaluate(
                 [spec, opponent],
                 players=players,
                 games=games,
@@ -231,6 +229,7 @@ class Run:
     clock: Any  # callbacks.Clock
     selfplay: Any  # selfplay.SelfPlayPool
     stop: StopRequest
+    evaluator: Evaluator
     env: Any = None
     model: Any = None
     wall_start: float = 0.0
@@ -246,13 +245,16 @@ class Run:
         return save_model(model, self.config, path)
 
 
-def start_run(config: TrainConfig, run_dir: Path, resume: bool, command: str, stop: Any) -> Run:
+def start_run(
+    config: TrainConfig, run_dir: Path, resume: bool, command: str, stop: Any,
+    evaluator: Evaluator,
+) -> Run:
     """Environments and model, new (with pretraining) or from the latest intact checkpoint."""
     import torch
 
     from .callbacks import Clock, RunState
     from .checkpoints import latest_checkpoint, restore
-    from .selfplay import SelfPlayPool
+    from .self_play_pool import SelfPlayPool
 
     wall_start = time.perf_counter()
     torch.set_num_threads(config.train.torch_threads)
@@ -265,14 +267,16 @@ def start_run(config: TrainConfig, run_dir: Path, resume: bool, command: str, st
     state = RunState.from_dict(checkpoint.extra["run_state"]) if checkpoint else RunState()
     selfplay = SelfPlayPool(config.opponents)
     selfplay.restore({"snapshots": state.snapshots})
-    run = Run(config, run_dir, command, state, None, selfplay, stop, wall_start=wall_start)
+    run = Run(
+        config, run_dir, command, state, None, selfplay, stop, evaluator, wall_start=wall_start
+    )
     run.env = make_vec_env(config, selfplay.pool())
     tb_dir = str(run_dir / "tb") if config.train.tensorboard else None
     run.model = make_model(config, run.env, tb_dir)
     if checkpoint is not None:
         restore(run.model, checkpoint)
     elif config.ppo.init_net is not None:
-        from .search_warmstart import ppo_from_net
+        from perikles_env.training.search_warmstart import ppo_from_net
 
         run.state.pretrain = {"init_net": ppo_from_net(run.model, config.ppo.init_net_path(),
                                                        config.env.features)}
@@ -292,7 +296,7 @@ def pretrain_model(run: Run) -> None:
     run.state.pretrain = pretrain(run.model, config, progress=config.train.progress_bar)
     if config.eval.every > 0:
         path = str(run.run_dir / "eval" / "pretrained.zip")
-        run.state.pretrain["eval"] = eval_row(config, path, 0, save=run.model)
+        run.state.pretrain["eval"] = eval_row(config, path, 0, run.evaluator, save=run.model)
     if config.pretrain.agreement_games > 0:
         from .pretrain import agreement_of
 
@@ -324,7 +328,7 @@ def make_callbacks(run: Run) -> tuple[list[Any], Any]:
             SelfPlayCallback(run.selfplay, folder / "snapshots", every, state, run.save_model)
         )
     if config.eval.every > 0:
-        run_eval = lambda path, steps: eval_row(config, path, steps)  # noqa: E731
+        run_eval = lambda path, steps: eval_row(config, path, steps, run.evaluator)  # noqa: E731
         callbacks.append(
             EvalCallback(config.eval.every, run_eval, folder / "eval", state, clock, run.save_model)
         )
@@ -372,7 +376,7 @@ def finish(run: Run) -> dict[str, Any]:
     run.save_model(run.model, model_path)
     run.env.close()
     start = time.perf_counter()
-    final = final_evaluation(run.config, model_path, run.run_dir)
+    final = final_evaluation(run.config, model_path, run.run_dir, run.evaluator)
     if run.config.eval.agreement_games > 0:
         from .pretrain import agreement_of
 
@@ -382,7 +386,7 @@ def finish(run: Run) -> dict[str, Any]:
 
 def report(run: Run, status: str, final: list[dict[str, Any]], final_seconds: float) -> Any:
     """Write ``summary.json``, ``report.md``, the learning curve and ``status.json``."""
-    from .report import throughput, write_learning_curve, write_report
+    from .ppo_report import throughput, write_learning_curve, write_report
 
     state, config = run.state, run.config
     curve = write_learning_curve(state, run.run_dir / "learning_curve.png")
@@ -420,16 +424,17 @@ def report(run: Run, status: str, final: list[dict[str, Any]], final_seconds: fl
 
 
 def train(
-    config: TrainConfig, run_dir: Path, resume: bool = False, command: str = ""
+    config: TrainConfig, run_dir: Path, resume: bool = False, command: str = "", *,
+    evaluator: Evaluator,
 ) -> dict[str, Any]:
-    """Train (or with ``resume``, continue) the run in ``run_dir``; returns the summary it
-    wrote. On SIGINT / SIGTERM during learning the summary's ``status`` is
-    ``interrupted`` (a checkpoint holds everything learnt); elsewhere the signal raises
-    ``KeyboardInterrupt`` after ``status.json`` says ``interrupted``."""
+    """Train (or with ``resume``, continue) the run in ``run_dir``, evaluating with
+    ``evaluator``; returns the summary it wrote. On SIGINT / SIGTERM during learning the
+    summary's ``status`` is ``interrupted`` (a checkpoint holds everything learnt); elsewhere
+    the signal raises ``KeyboardInterrupt`` after ``status.json`` says ``interrupted``."""
     stop = StopRequest()
     with stop.listening():
         try:
-            run = start_run(config, run_dir, resume, command, stop)
+            run = start_run(config, run_dir, resume, command, stop, evaluator)
             learn(run)
             if stop.signal:
                 run.env.close()
@@ -529,8 +534,9 @@ def resumable(run_dir: Path) -> Path:
     return run_dir
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Exit codes: 0 done, 2 bad config, 128 + signal number when interrupted (130 for
+def main(argv: Sequence[str] | None = None, *, evaluator: Evaluator) -> int:
+    """``perikles-train`` (started by ``perikles_env.launch.ppo``, which hands in the
+    evaluator). Exit codes: 0 done, 2 bad config, 128 + signal number when interrupted (130 for
     SIGINT, 143 for SIGTERM; continue with ``--resume``)."""
     from .checkpoints import latest_checkpoint
 
@@ -554,7 +560,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = command_line(PROG, argv)
     print(f"run folder: {run_dir}")
     try:
-        summary = train(config, run_dir, resume=bool(args.resume), command=command)
+        summary = train(
+            config, run_dir, resume=bool(args.resume), command=command, evaluator=evaluator
+        )
     except KeyboardInterrupt as exc:
         signal_name = str(exc) if str(exc) in ("SIGINT", "SIGTERM") else "SIGINT"
         print(f"{PROG}: interrupted ({signal_name}); resume with: {resume_command(run_dir)}")
@@ -565,6 +573,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_code(summary["stop_signal"])
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

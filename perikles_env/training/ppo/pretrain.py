@@ -36,11 +36,10 @@ import numpy as np
 
 from perikles_env.agents import game_for, make_agent
 from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, new_game
+from perikles_env.jobs.budget import Budget, BudgetBar
 from perikles_env.single_agent import OpponentPool, RewardConfig
 from perikles_env.single_agent.rewards import RewardTracker
 from perikles_env.vector.encoder import game_encoder
-
-from .budget import Budget, BudgetBar
 
 
 @dataclass(frozen=True)
@@ -90,8 +89,7 @@ def teacher_move(
     it would play. Any other teacher: its own action, alone in the set."""
     from perikles_env.agents.base import pick_best
     from perikles_env.agents.heuristic import HeuristicAgent
-
-    from .agreement import best_actions
+    from perikles_env.training.agreement import best_actions
 
     if isinstance(teacher, HeuristicAgent) and teacher.params.noise == 0:
         best = best_actions(teacher, game, player)  # reads only
@@ -307,7 +305,7 @@ def clone_policy(
 def agreement_of(model_path: Any, games: int) -> dict[str, Any]:
     """Imitation agreement of a saved model with the default heuristic, per decision kind,
     on ``games`` held-out 4-player heuristic games (``agreement.py``)."""
-    from .agreement import measure_agreement
+    from perikles_env.training.agreement import measure_agreement
 
     return measure_agreement(f"ppo:{model_path}", games, players=4).to_dict()
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import EvalConfig
-from .results import MatchupResult
+from .matchup_results import MatchupResult
 from .runner import GameRecord
 
 

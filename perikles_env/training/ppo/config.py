@@ -12,21 +12,26 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from perikles_env.agents import AgentError, make_agent
 from perikles_env.analysis.encoding import check_features
 from perikles_env.engine import MAX_GAME_DECISIONS
 from perikles_env.engine import data as D
-from perikles_env.engine.backend import resolve_backend
+from perikles_env.jobs.config_fields import Positive, PositiveFloat, Spec, check_backend, check_spec
+from perikles_env.jobs.config_schema import (
+    Config,
+    FieldError,
+    Schema,
+    build_with_overrides,
+    load_file,
+)
+from perikles_env.jobs.config_schema import parse_override as parse_override
+from perikles_env.jobs.run_folder import folder_path, plain_folder_name
 from perikles_env.single_agent import RewardConfig
 
-from .run_folder import folder_path, plain_folder_name
-from .schema import Config, FieldError, Schema, build_with_overrides, load_file
-from .schema import parse_override as parse_override
-from .self_keys import SELF_KEYS as SELF_KEYS
-from .self_keys import SELF_LATEST as SELF_LATEST
-from .self_keys import SELF_PAST as SELF_PAST
+from .self_play_pool import SELF_KEYS as SELF_KEYS
+from .self_play_pool import SELF_LATEST as SELF_LATEST
+from .self_play_pool import SELF_PAST as SELF_PAST
 
 # ppo.action_head -> the policy class (an allowed name of perikles_env.agents.ppo_policy)
 ACTION_HEADS = {
@@ -35,32 +40,10 @@ ACTION_HEADS = {
     "scoring": "ActionScoringPolicy",
 }
 
-Positive = Annotated[int, Field(gt=0)]
 Count = Annotated[int, Field(ge=0)]
-PositiveFloat = Annotated[float, Field(gt=0)]
 Weight = Annotated[float, Field(ge=0)]
 Players = Annotated[int, Field(ge=D.MIN_PLAYERS, le=D.MAX_PLAYERS)]
 Backend = Literal["auto", "native", "python"]
-
-
-def check_spec(spec: str) -> str:
-    """Build the agent of a spec, so that unknown options and missing, damaged or unsafe
-    ``ppo:`` model files fail at config time, before any work starts (a ``ValueError``)."""
-    try:
-        make_agent(spec)
-    except AgentError as exc:
-        raise ValueError(str(exc)) from None
-    return spec
-
-
-Spec = Annotated[str, AfterValidator(check_spec)]  # an agent spec that builds
-
-
-def check_backend(backend: str | None) -> str | None:
-    """An engine the machine can run (``native`` needs the built C++ core)."""
-    if backend is not None:
-        resolve_backend(backend)
-    return backend
 
 
 class EnvSection(Schema):

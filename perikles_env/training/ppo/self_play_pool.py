@@ -16,10 +16,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from perikles_env.single_agent import OpponentPool
 
-from .config import SELF_KEYS, SELF_LATEST, SELF_PAST, OpponentSection
+if TYPE_CHECKING:
+    from .config import OpponentSection
+
+# the self-play entries of ``opponents.weights`` (the config, the C++ vector env and the
+# search warm start name them; every other entry is a fixed agent's spec)
+SELF_LATEST = "self_latest"
+SELF_PAST = "self_past"
+SELF_KEYS = (SELF_LATEST, SELF_PAST)
 
 
 @dataclass
