@@ -142,7 +142,9 @@ class TableLoop:
         self.max_decisions = max_decisions
         self.skip_forced = skip_forced
         self.timed = timed
-        self.actions: list[int] | None = [] if keep_actions else None
+        self.keep_actions = keep_actions
+        #: the moves applied by this loop, in order (with ``keep_actions``)
+        self.actions: list[int] = []
         self._before = before
         self._on_decision = on_decision
         self._apply = apply
@@ -231,5 +233,5 @@ class TableLoop:
 
     def _moved(self, action: int) -> None:
         self.decisions += 1
-        if self.actions is not None:
+        if self.keep_actions:
             self.actions.append(action)

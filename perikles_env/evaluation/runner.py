@@ -154,7 +154,7 @@ def play_job(job: Job) -> GameRecord:
     loop = TableLoop(game, agents, rngs, check=FORFEIT, timed=True, keep_actions=True,
                      on_decision=timed)
     loop.run()
-    forfeit, actions = loop.forfeit, loop.actions or []
+    forfeit, actions = loop.forfeit, loop.actions
     if forfeit >= 0:
         illegal[forfeit] += 1
     truncated = forfeit < 0 and game.is_truncated
