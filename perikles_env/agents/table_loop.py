@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..engine import NUM_ACTIONS
-from ..errors import IllegalActionError
+from ..errors import IllegalActionError, InvalidConfigError
 from .base import Agent, AgentError, game_for
 
 if TYPE_CHECKING:
@@ -118,9 +118,9 @@ class TableLoop:
         ended: Callable[[], bool] | None = None,
     ) -> None:
         if len(seats) != game.n:
-            raise ValueError(f"a {game.n}-player game needs {game.n} seats, got {len(seats)}")
+            raise InvalidConfigError(f"a {game.n}-player game needs {game.n} seats, got {seats!r}")
         if check not in CHECKS:
-            raise ValueError(f"check must be one of {CHECKS}, got {check!r}")
+            raise InvalidConfigError(f"check must be one of {CHECKS}, got {check!r}")
         self.game = game
         self.seats = list(seats)
         self._choosers: list[Chooser | None] = [
@@ -130,10 +130,16 @@ class TableLoop:
         self._may_stop = [not isinstance(s, Agent) for s in self.seats]
         if isinstance(rngs, np.random.Generator):
             self.rngs = [rngs] * game.n
-        elif len(rngs) != game.n:
-            raise ValueError(f"one generator, or one per seat ({game.n}), got {len(rngs)}")
-        else:
+        elif (
+            isinstance(rngs, Sequence)
+            and len(rngs) == game.n
+            and all(isinstance(r, np.random.Generator) for r in rngs)
+        ):
             self.rngs = list(rngs)
+        else:
+            raise InvalidConfigError(
+                f"rngs: one numpy Generator or one per seat ({game.n}), got {rngs!r}"
+            )
         self.names = list(names) if names is not None else [
             s.describe() if isinstance(s, Agent) else f"seat {p}" for p, s in enumerate(seats)
         ]
