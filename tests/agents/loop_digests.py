@@ -60,7 +60,7 @@ def evaluation() -> str:
 
 def pretrain() -> str:
     from perikles_env.single_agent import OpponentPool, RewardConfig
-    from perikles_env.training.pretrain import collect_demos
+    from perikles_env.training.ppo.pretrain import collect_demos
 
     out = []
     for teacher in ("heuristic", "random"):
@@ -107,7 +107,7 @@ def warmstart() -> str:
 
 def expert_selfplay() -> str:
     from perikles_env.agents.search import SearchParams
-    from perikles_env.training.expert.selfplay import SELF, SelfPlay
+    from perikles_env.training.expert.self_play_games import SELF, SelfPlay
 
     play = SelfPlay(_tiny_net(), SearchParams(sims=4, gumbel_m=4, batch=8),
                     {SELF: 1.0, "heuristic": 1.0, "random": 1.0})
