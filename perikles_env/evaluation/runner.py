@@ -3,8 +3,9 @@
 Common random numbers: every lineup and every rotation plays the same list of game seeds,
 so differences between agents are not drowned by differences between deals. Rotation ``r``
 seats lineup entry ``i`` at seat ``(i + r) mod N``; all N rotations are played per seed.
-Agents act at the engine level through ``act_state`` on a clone of the game (so no agent
-can change the real game), each seat with its own ``numpy`` generator seeded from
+Agents act at the engine level through the table loop (``agents/table_loop.py``: ``act_state``
+on a clone of the game unless the agent only reads it, so no agent can change the real game,
+each decision timed), each seat with its own ``numpy`` generator seeded from
 (game seed, rotation, seat). An illegal action is never replaced: it is counted, the game
 stops, the offender is ranked last and the others by their score at that moment. A game
 still unfinished after ``MAX_GAME_DECISIONS`` decisions (``Game.is_truncated``) stops and
@@ -13,7 +14,6 @@ is recorded as truncated: no winner, every seat the same rank, its VP as they st
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from perikles_env.agents import Agent, game_for, make_agent
+from perikles_env.agents import Agent, make_agent
+from perikles_env.agents.table_loop import FORFEIT, Decision, TableLoop
 from perikles_env.engine import GameConfig, new_game
 from perikles_env.engine.queries import fractional_ranks, win_shares, winners_of
 
@@ -132,8 +133,6 @@ def play_job(job: Job) -> GameRecord:
     seats = seat_lineup(job.lineup, job.rotation)
     n = len(seats)
     agents = [agent_for(spec) for spec in seats]
-    for agent in agents:
-        agent.reset()
     rngs = [np.random.default_rng([job.seed, job.rotation, s]) for s in range(n)]
     config = GameConfig(num_players=n, record_events=False)
     game = new_game(config, seed=job.seed, backend=job.backend)
@@ -143,24 +142,21 @@ def play_job(job: Job) -> GameRecord:
     cpu = [0.0] * n
     cpu_slowest = [0.0] * n
     illegal = [0] * n
-    forfeit = -1
-    actions: list[int] = []
-    while not game.is_terminal and not game.is_truncated:
-        p = game.current  # the seat to decide (never -1 before the end)
-        start, start_cpu = time.perf_counter(), time.process_time()
-        action = agents[p].act_state(game_for(agents[p], game), p, rngs[p])
-        spent, spent_cpu = time.perf_counter() - start, time.process_time() - start_cpu
+
+    def timed(d: Decision) -> None:
+        p = d.player
         decisions[p] += 1
-        think[p] += spent
-        slowest[p] = max(slowest[p], spent)
-        cpu[p] += spent_cpu
-        cpu_slowest[p] = max(cpu_slowest[p], spent_cpu)
-        if not isinstance(action, (int, np.integer)) or not game.is_legal(int(action)):
-            illegal[p] += 1
-            forfeit = p
-            break
-        game.apply_action(int(action))
-        actions.append(int(action))
+        think[p] += d.seconds
+        slowest[p] = max(slowest[p], d.seconds)
+        cpu[p] += d.cpu_seconds
+        cpu_slowest[p] = max(cpu_slowest[p], d.cpu_seconds)
+
+    loop = TableLoop(game, agents, rngs, check=FORFEIT, timed=True, keep_actions=True,
+                     on_decision=timed)
+    loop.run()
+    forfeit, actions = loop.forfeit, loop.actions
+    if forfeit >= 0:
+        illegal[forfeit] += 1
     truncated = forfeit < 0 and game.is_truncated
     scores = game.scores()
     loc_vp = [game.location_vp(p) for p in range(n)]

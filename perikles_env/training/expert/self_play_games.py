@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from perikles_env.agents import Agent, game_for, make_agent
+from perikles_env.agents import Agent, TableLoop, make_agent
 from perikles_env.agents.search import SearchAgent, SearchParams, SearchResult
 from perikles_env.agents.search.network import SearchNet, relative_shares
 from perikles_env.analysis.action_features import PER_ACTION
@@ -44,6 +44,7 @@ class _Table:
     game: Any
     seats: list[str]
     rng: np.random.Generator
+    loop: TableLoop  # plays the forced moves and the seats that do not search
     players: list[int] = field(default_factory=list)
     rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
         default_factory=list
@@ -103,24 +104,13 @@ class SelfPlay:
             seed=int(rng.integers(2**63)),
             backend="native",
         )
-        for spec in set(seats) - {SELF}:
-            self.agents[spec].reset()
-        return _Table(game, seats, rng)
+        players = [None if spec == SELF else self.agents[spec] for spec in seats]
+        return _Table(game, seats, rng, TableLoop(game, players, rng, skip_forced=True))
 
     def _advance(self, t: _Table) -> bool:
         """Play forced moves and non-searching seats; True when ``t`` waits on a search."""
-        g = t.game
-        while not g.is_terminal and not g.is_truncated:
-            p = g.current
-            legal = g.legal_actions()
-            if len(legal) == 1:
-                g.apply_action(legal[0])
-            elif t.seats[p] == SELF:
-                return True
-            else:
-                agent = self.agents[t.seats[p]]
-                g.apply_action(int(agent.act_state(game_for(agent, g), p, t.rng)))
-        return False
+        t.loop.run()
+        return not t.loop.over
 
     def _play(self, t: _Table, result: SearchResult) -> None:
         g, p = t.game, t.game.current

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from perikles_env.agents import game_for, make_agent
+from perikles_env.agents import TableLoop, decide, make_agent
 from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, new_game
 from perikles_env.jobs.budget import Budget, BudgetBar
 from perikles_env.single_agent import OpponentPool, RewardConfig
@@ -96,7 +96,7 @@ def teacher_move(
         if len(game.legal_actions()) == 1:  # no seed drawn (agents/tiebreak.py)
             return best[0], best
         return best[pick_best([0.0] * len(best), rng)], best
-    action = int(teacher.act_state(game_for(teacher, game), player, rng))
+    action = int(decide(teacher, game, player, rng))
     return action, [action]
 
 
@@ -111,22 +111,22 @@ def play_demo_game(job: DemoJob) -> Part:
     specs = others[:seat] + [job.teacher] + others[seat:]
     recorded = [p for p in range(n) if specs[p] == job.teacher]
     game = new_game(GameConfig(num_players=n, record_events=False), seed=int(rng.integers(2**63)))
-    for spec in set(specs):
-        _agent(spec).reset()
     trackers = {p: RewardTracker(job.reward, game, p) for p in recorded}
     rows: dict[int, list[tuple[np.ndarray, list[int], int, list[int]]]] = {p: [] for p in recorded}
     rewards: dict[int, list[float]] = {p: [] for p in recorded}
-    while not game.is_terminal and not game.is_truncated:
-        p = game.current
-        if p in trackers:
-            action, best = teacher_move(_agent(job.teacher), game, p, rng)
-            if rows[p]:  # reward earned since this seat's previous decision
-                rewards[p].append(trackers[p].step(game))
-            rows[p].append((encode(game, p), game.legal_actions(), action, best))
-        else:
-            agent = _agent(specs[p])
-            action = agent.act_state(game_for(agent, game), p, rng)
-        game.apply_action(int(action))
+    teacher = _agent(job.teacher)
+    teacher.reset()
+
+    def teach(game: Game, p: int, rng: np.random.Generator) -> int:
+        """The teacher's move at a recorded seat, with what the learner would have seen."""
+        action, best = teacher_move(teacher, game, p, rng)
+        if rows[p]:  # reward earned since this seat's previous decision
+            rewards[p].append(trackers[p].step(game))
+        rows[p].append((encode(game, p), game.legal_actions(), action, best))
+        return action
+
+    seats = [teach if p in trackers else _agent(spec) for p, spec in enumerate(specs)]
+    TableLoop(game, seats, rng).run()
     obs, masks, actions, returns, bests = [], [], [], [], []
     wins = 0.0
     for p in recorded:
