@@ -312,6 +312,9 @@ class Game(InfluenceRules, MilitaryRules, CombatRules, GameInterface):
             made += 1
         return made
 
+    def to_python(self) -> Game:
+        return self.clone()  # type: ignore[no-any-return]
+
     def as_native(self) -> NativeGame:
         from .native import NativeGame
 

@@ -26,6 +26,7 @@ from .state import GameConfig, GameState
 if TYPE_CHECKING:
     from typing_extensions import Self
 
+    from .game import Game
     from .native import NativeGame
 
 # Declared maximum number of decisions (apply_action calls) in one game, checked by the
@@ -236,6 +237,12 @@ class GameInterface(GameState, metaclass=ABCMeta):
         """Play ``legal[Rng(seed).randrange(len(legal))]`` until the end or ``max_decisions``
         decisions (forced ones count); returns the decisions made. The same moves on both
         engines (one C++ call on a NativeGame)."""
+
+    @abstractmethod
+    def to_python(self) -> Game:
+        """An independent copy on the Python engine, whose fields are plain, writable lists
+        (to edit a scenario, or to read fields many times: a NativeGame copies a field out of
+        C++ at its first read after each decision)."""
 
     @abstractmethod
     def as_native(self) -> NativeGame:
