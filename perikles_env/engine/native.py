@@ -118,7 +118,7 @@ class NativeGame(GameInterface):
         return frozen_rng(self._c.get(_RNG_ID))
 
     @property
-    def core(self) -> Any:  # the C++ engine object (the encoder and vector env read it)
+    def core(self) -> Any:  # the C++ engine object (the C++ search and vector env read it)
         return self._c
 
     # ---- the decision API ----
