@@ -23,13 +23,15 @@ seed gives the same sample on either backend (tests/native/test_native_determini
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import data as D
-from .game import Game
 from .information import known_cities, revealed_slot
-from .interface import GameInterface
 from .rng import Rng
+
+if TYPE_CHECKING:  # ``Game.determinized`` calls ``resample``
+    from .game import Game
+    from .interface import GameInterface
 
 # ``known_cities`` and ``revealed_slot`` live in ``information``; importable from here too.
 __all__ = ["determinize", "known_cities", "revealed_slot", "seed_from"]

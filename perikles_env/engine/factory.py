@@ -11,12 +11,15 @@ above both, so neither imports the other's chooser; ``backend.py`` resolves the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .backend import use_native
 from .game import Game, checked_seed
 from .interface import GameInterface
 from .state import GameConfig
+
+if TYPE_CHECKING:
+    from .native import NativeGame
 
 
 def new_game(
@@ -44,3 +47,12 @@ def load_game(d: dict[str, Any], backend: str | None = None) -> GameInterface:
     from .native import NativeGame
 
     return NativeGame.from_dict(d)
+
+
+def on_native_core(game: GameInterface) -> NativeGame:
+    """``game`` on the C++ core, for the C++ search: itself, or a validated C++ copy of a
+    Python game (ImportError when the core is not built). Here, above both engines, since
+    the Python engine does not import the C++ one."""
+    from .native import NativeGame
+
+    return game if isinstance(game, NativeGame) else NativeGame.from_dict(game.to_dict())

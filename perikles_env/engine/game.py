@@ -8,7 +8,7 @@ automatic steps run inside ``apply_action`` until the next decision.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import InvalidConfigError
 from . import actions as A
@@ -21,9 +21,6 @@ from .military import MilitaryRules
 from .phases import Phase
 from .rng import Rng
 from .state import NUM_BOXES, GameConfig, checked_index
-
-if TYPE_CHECKING:
-    from .native import NativeGame
 
 _SEED_LIMIT = 1 << 64  # Rng state is 64 bits: seeds are 0 <= seed < 2**64
 
@@ -314,11 +311,6 @@ class Game(InfluenceRules, MilitaryRules, CombatRules, GameInterface):
 
     def to_python(self) -> Game:
         return self.clone()  # type: ignore[no-any-return]
-
-    def as_native(self) -> NativeGame:
-        from .native import NativeGame
-
-        return NativeGame.from_python(self)
 
     def heuristic_decide(
         self, player: int, params: tuple[float, ...], seed: Callable[[], int]

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from .game import Game
-    from .native import NativeGame
 
 # Declared maximum number of decisions (apply_action calls) in one game, checked by the
 # random-play harness (tests/engine/test_random_play.py). Measured maxima: 401 / 488 / 510
@@ -243,11 +242,6 @@ class GameInterface(GameState, metaclass=ABCMeta):
         """An independent copy on the Python engine, whose fields are plain, writable lists
         (to edit a scenario, or to read fields many times: a NativeGame copies a field out of
         C++ at its first read after each decision)."""
-
-    @abstractmethod
-    def as_native(self) -> NativeGame:
-        """This game on the C++ core, for the C++ search: itself, or a validated C++ copy of
-        a Python game (ImportError when the core is not built)."""
 
     # ---- the C++ players and encoder where this engine has them (None / False: it has not,
     # ---- and the caller runs the Python reference, which gives the same answers) ----------

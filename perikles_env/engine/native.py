@@ -158,9 +158,6 @@ class NativeGame(GameInterface):
     def determinized(self, player: int, seed: int, record: bool) -> NativeGame:  # in C++
         return wrap_engine(self._c.determinize(player, seed & _SEED_MASK, record), self._prefix)
 
-    def as_native(self) -> NativeGame:
-        return self
-
     # ---- the C++ players and encoder (native/heuristic.hpp, native/encoder.hpp) ----
 
     def heuristic_decide(

@@ -39,7 +39,7 @@ def test_game_implements_every_method_of_the_interface() -> None:
         "new", "from_dict", "clone", "legal_actions", "is_legal", "apply_action", "legal_mask",
         "event_log", "scores", "winners", "ranking_keys", "placement_targets", "proposals",
         "military_knowledge", "round_strengths", "predicted_rounds", "determinized",
-        "random_playout", "to_python", "as_native", "heuristic_decide", "heuristic_scores",
+        "random_playout", "to_python", "heuristic_decide", "heuristic_scores",
         "heuristic_playout", "encode_natively",
     } <= abstract
     for name in abstract:

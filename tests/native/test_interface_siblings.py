@@ -13,6 +13,7 @@ from perikles_env.agents.ismcts import ISMCTSAgent, ISMCTSParams
 from perikles_env.analysis.observation import observation_size
 from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, GameInterface, new_game
 from perikles_env.engine.combat import CombatRules
+from perikles_env.engine.factory import on_native_core
 from perikles_env.engine.influence import InfluenceRules
 from perikles_env.engine.military import MilitaryRules
 from perikles_env.engine.rng import Rng
@@ -66,7 +67,8 @@ def test_play_copy_serialise_and_queries_agree(n: int) -> None:
     py, cpp = _pair(seed=20 + n, decisions=90, n=n)
     assert cpp == py and cpp.to_dict() == py.to_dict()
     assert type(cpp.clone()) is NativeGame and cpp.clone() == py.clone()
-    assert cpp.as_native() is cpp and py.as_native() == py
+    assert on_native_core(cpp) is cpp
+    assert type(on_native_core(py)) is NativeGame and on_native_core(py) == py
     assert type(cpp.to_python()) is Game and cpp.to_python() == py
     for name in ("scores", "winners", "ranking_keys", "ranks", "win_shares", "win_rewards"):
         assert getattr(cpp, name)() == getattr(py, name)(), name

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...engine import NUM_ACTIONS
+from ...engine.factory import on_native_core
 from ...errors import InvalidConfigError
 from ..base import AgentError
 from .evaluator import EvaluationError, Evaluator
@@ -124,7 +125,7 @@ def _native() -> Any:
 
 def native_game(game: GameInterface) -> NativeGame:
     """``game`` itself on the C++ core, else its validated C++ copy."""
-    return game.as_native()
+    return on_native_core(game)
 
 
 class Search:
