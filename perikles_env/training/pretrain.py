@@ -39,6 +39,7 @@ from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, new_game
 from perikles_env.single_agent import OpponentPool, RewardConfig
 from perikles_env.single_agent.rewards import RewardTracker
 from perikles_env.vector.encoder import game_encoder
+from perikles_env.workers import bounded_workers
 
 from .budget import Budget, BudgetBar
 
@@ -198,7 +199,8 @@ def collect_demos(
             for s in seeds.spawn(count)
         ]
 
-    pool = mp.get_context("spawn").Pool(workers) if workers > 1 else None
+    processes = bounded_workers(workers, "pretrain.workers")  # the batch stays as asked
+    pool = mp.get_context("spawn").Pool(processes) if workers > 1 else None
     try:
         while total < decisions:
             todo = jobs(batch)

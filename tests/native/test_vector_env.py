@@ -218,3 +218,20 @@ def test_decision_limit_player_counts_seats_and_game_handles() -> None:
             assert not state.rewards[i].any()
             cut += 1
     assert sorted({int(n) for n in state.players}) <= [3, 5]
+
+
+def test_the_finished_game_before_any_game_ended_is_a_typed_error() -> None:
+    """``game(i, finished=True)`` before game i ended returned an invalid default game
+    (0 players); it and ``seat_specs(i, finished=True)`` now raise InvalidConfigError,
+    also after a reset that follows ended games."""
+    env = VectorEnv(2, 3, max_decisions=5)
+    env.reset(4)
+    for call in (lambda: env.game(1, finished=True), lambda: env.seat_specs(0, finished=True)):
+        with pytest.raises(InvalidConfigError, match="has ended no game since reset"):
+            call()
+    while env.episodes(0) == 0:
+        env.step(env.random_actions())
+    assert env.game(0, finished=True).n == 3 and env.seat_specs(0, finished=True)
+    env.reset(4)
+    with pytest.raises(InvalidConfigError, match="game 0 has ended no game"):
+        env.game(0, finished=True)
