@@ -66,7 +66,12 @@ import numpy as np
 from ..analysis.encoding import check_features
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS
 from ..engine import actions as A
-from ..errors import ConcurrentUseError, IllegalActionError, InvalidConfigError
+from ..errors import (
+    ConcurrentUseError,
+    CoreFailureError,
+    IllegalActionError,
+    InvalidConfigError,
+)
 from .league import League, OpponentsArg
 from .native import _native_vec, wrap_engine
 
@@ -238,7 +243,11 @@ class VectorEnv:
             if len(out_of_range):
                 return self._illegal(int(out_of_range[0]), int(taken[out_of_range[0]]))
             self._actions[:] = taken
-            bad = self._c.step(self._actions)
+            try:
+                bad = self._c.step(self._actions)
+            except RuntimeError as exc:  # a failure inside the C++ core (a capped loop)
+                self._started = False  # its games may be half-stepped: reset() first
+                raise CoreFailureError(f"{exc}; call reset() before using this env") from None
             return self._illegal(bad, int(taken[bad])) if bad >= 0 else None
 
         error = self._exclusive(checked_step)
