@@ -4,8 +4,8 @@
 #include <nanobind/stl/tuple.h>
 
 #include "bind/common.hpp"
-#include "features.hpp"
-#include "heuristic.hpp"
+#include "env/features.hpp"
+#include "players/heuristic.hpp"
 
 namespace pk::bind {
 namespace {

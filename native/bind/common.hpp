@@ -16,9 +16,9 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include "encoder.hpp"
-#include "game.hpp"
-#include "vector_env.hpp"
+#include "env/encoder.hpp"
+#include "engine/game.hpp"
+#include "env/vector_env.hpp"
 
 namespace nb = nanobind;
 

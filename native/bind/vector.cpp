@@ -3,7 +3,7 @@
 #include "bind/common.hpp"
 #include <nanobind/stl/tuple.h>
 
-#include "vector_env.hpp"
+#include "env/vector_env.hpp"
 
 namespace pk::bind {
 namespace {

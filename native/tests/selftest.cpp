@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "encoder.hpp"
-#include "game.hpp"
-#include "vector_env.hpp"
+#include "env/encoder.hpp"
+#include "engine/game.hpp"
+#include "env/vector_env.hpp"
 
 namespace {
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from perikles_env.errors import InvalidConfigError
-from perikles_env.training.run_folder import (
+from perikles_env.jobs.run_folder import (
     COMPLETE,
     FAILED,
     INTERRUPTED,
@@ -27,10 +27,10 @@ from perikles_env.training.run_folder import (
     write_status,
 )
 
-from . import report
+from . import eval_report as report
 from .config import EvalConfig, expand_lineup
-from .result import EvalResult
-from .results import ratings_by_player_count, summarise_matchup
+from .eval_result import EvalResult
+from .matchup_results import ratings_by_player_count, summarise_matchup
 from .runner import (
     TIMING_KEYS,
     GameRecord,

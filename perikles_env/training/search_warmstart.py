@@ -51,9 +51,8 @@ from perikles_env.agents.search.network import (
 from perikles_env.engine import GameConfig, new_game
 from perikles_env.errors import InvalidConfigError
 from perikles_env.single_agent import OpponentPool
+from perikles_env.training.ppo.self_play_pool import SELF_KEYS
 from perikles_env.vector.encoder import encode_with_features
-
-from .self_keys import SELF_KEYS
 
 # PPO policy tensor -> search network tensor (the action_* heads keep their names)
 RENAMED = {"mlp_extractor.policy_net.": "policy_trunk.", "mlp_extractor.value_net.": "value_trunk."}
@@ -162,7 +161,7 @@ def with_value_of(net: SearchNet, path: str | Path) -> SearchNet:
 def default_league(config: str = "default") -> dict[str, float]:
     """The opponents (``opponents.weights``, self-play entries left out) of a training
     config."""
-    from .config import load_config
+    from perikles_env.training.ppo.config import load_config
 
     weights = load_config(config).opponents.weights
     return {k: float(w) for k, w in weights.items() if k not in SELF_KEYS and w > 0}

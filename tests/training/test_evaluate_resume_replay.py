@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import perikles_env.evaluation.report as report
+import perikles_env.evaluation.eval_report as report
 from perikles_env.errors import InvalidConfigError
 from perikles_env.evaluation.cli import main
 from perikles_env.evaluation.tournament import resume

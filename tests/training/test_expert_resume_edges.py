@@ -14,8 +14,10 @@ import pytest
 import torch
 
 from perikles_env.engine.backend import native_available
-from perikles_env.training.expert import checkpoint, cli, loop
-from perikles_env.training.run_folder import read_status, write_status
+from perikles_env.evaluation.for_trainers import TOURNAMENT
+from perikles_env.jobs.run_folder import read_status, write_status
+from perikles_env.launch import expert as cli
+from perikles_env.training.expert import checkpoint, loop
 from tests.training.test_expert_loop import QUICK, _config, _status
 
 pytestmark = pytest.mark.skipif(not native_available(), reason="C++ core not built")
@@ -23,10 +25,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 KILLED_AT_FIRST_CHECKPOINT = """
 import os, sys
+from perikles_env.evaluation.for_trainers import TOURNAMENT
 from perikles_env.training.expert import checkpoint, loop
 from perikles_env.training.expert.config import load_config
 checkpoint.save = lambda *args, **kwargs: os._exit(9)  # SIGKILL: nothing more is written
-loop.run(load_config("search_smoke", sys.argv[1:]), progress=False)
+loop.run(load_config("search_smoke", sys.argv[1:]), progress=False, evaluator=TOURNAMENT)
 """
 
 
@@ -34,7 +37,7 @@ def test_a_run_killed_before_its_first_checkpoint_resumes_from_the_start(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     overrides = [*QUICK, "budget.iterations=1"]
-    whole = loop.run(_config(tmp_path / "a", *overrides), progress=False)
+    whole = loop.run(_config(tmp_path / "a", *overrides), progress=False, evaluator=TOURNAMENT)
     killed = subprocess.run(
         [sys.executable, "-c", KILLED_AT_FIRST_CHECKPOINT, f"out={tmp_path / 'b'}", *overrides],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
@@ -56,7 +59,8 @@ def test_a_run_killed_before_its_first_checkpoint_resumes_from_the_start(
 def test_a_complete_or_running_run_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
-    run_dir = loop.run(_config(tmp_path, *QUICK, "budget.iterations=1"), progress=False)
+    run_dir = loop.run(_config(tmp_path, *QUICK, "budget.iterations=1"), progress=False,
+                       evaluator=TOURNAMENT)
     before = {p: p.read_bytes() for p in sorted(run_dir.rglob("*")) if p.is_file()}
     assert cli.main(["--resume", str(run_dir), "--no-progress"]) == 2
     err = capsys.readouterr().err

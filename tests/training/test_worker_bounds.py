@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-import perikles_env.evaluation.report as report
-import perikles_env.training.expert.selfplay as selfplay
-import perikles_env.training.pretrain as pretrain
+import perikles_env.evaluation.eval_report as report
+import perikles_env.training.expert.self_play_games as selfplay
+import perikles_env.training.ppo.pretrain as pretrain
 from perikles_env import workers as W
 from perikles_env.evaluation.tournament import evaluate, resume
 from perikles_env.single_agent import OpponentPool, RewardConfig
-from perikles_env.training.vec_env import BatchedSubprocVecEnv
+from perikles_env.training.ppo.vec_env import BatchedSubprocVecEnv
 from tests.training.test_evaluate_resume import LINEUP, _interrupted
 from tests.training.test_vec_env import _fns
 

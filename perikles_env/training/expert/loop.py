@@ -28,9 +28,9 @@ from perikles_env.agents.search.net_file import load_net, save_net
 from perikles_env.agents.search.network import SearchNet
 from perikles_env.errors import InvalidConfigError
 from perikles_env.files import write_text
-
-from ..budget import Budget
-from ..run_folder import (
+from perikles_env.jobs.budget import Budget
+from perikles_env.jobs.evaluator import Evaluator
+from perikles_env.jobs.run_folder import (
     COMPLETE,
     FAILED,
     INTERRUPTED,
@@ -39,11 +39,12 @@ from ..run_folder import (
     read_status,
     write_status,
 )
+
 from . import checkpoint, dataset
 from .config import ExpertConfig, config_from_dict
+from .expert_report import write_report
 from .learner import make_optimizer, train
-from .report import write_report
-from .selfplay import play_sharded
+from .self_play_games import play_sharded
 
 CONFIG = "config.yaml"
 DATA = "data"
@@ -113,15 +114,15 @@ def eval_specs(config: ExpertConfig, path: Path) -> dict[str, str]:
     return specs
 
 
-def evaluate_net(config: ExpertConfig, path: Path) -> dict[str, dict[str, Any]]:
+def evaluate_net(
+    config: ExpertConfig, path: Path, evaluator: Evaluator
+) -> dict[str, dict[str, Any]]:
     """Win rate and 95 % CI of the network (with and without search) against each
     ``eval.opponents`` entry filling the other seats."""
-    from perikles_env.evaluation import evaluate
-
     out: dict[str, dict[str, Any]] = {}
     for opponent in config.eval.opponents:
         for label, spec in eval_specs(config, path).items():
-            result = evaluate(
+            result = evaluator.evaluate(
                 [spec, opponent], players=config.net.num_players, games=config.eval.games,
                 seed=config.eval.seed, workers=config.eval.workers, plots=False,
             )
@@ -139,10 +140,10 @@ class Run:
 
     def __init__(
         self, config: ExpertConfig, run_dir: Path, net: SearchNet, command: str,
-        warm: str, progress: bool,
+        warm: str, progress: bool, evaluator: Evaluator,
     ) -> None:
         self.config, self.run_dir, self.net, self.command = config, run_dir, net, command
-        self.warm, self.progress = warm, progress
+        self.warm, self.progress, self.evaluator = warm, progress, evaluator
         self.optimizer = make_optimizer(net, config.learn.learning_rate)
         self.window = dataset.ReplayWindow(config.replay.window)
         self.history: list[dict[str, Any]] = []
@@ -199,7 +200,7 @@ class Run:
         last = i == c.budget.iterations or bool(c.budget.minutes and used >= 60 * c.budget.minutes)
         if c.eval.every and (i % c.eval.every == 0 or last):
             path = save_net(checkpoint.net_path(self.run_dir, i), self.net)
-            record["eval"] = evaluate_net(c, path)
+            record["eval"] = evaluate_net(c, path, self.evaluator)
         self.seconds += time.perf_counter() - start
         record["seconds"] = round(self.seconds, 1)
         self.history.append(record)
@@ -295,10 +296,12 @@ def run(
     command: str = "",
     progress: bool | None = None,
     overrides: Sequence[str] = (),
+    *,
+    evaluator: Evaluator,
 ) -> Path:
     """Start a new run of ``config`` or continue the run folder ``resume`` (its own config,
-    with ``overrides`` such as ``budget.iterations=20``); returns the run folder. The final
-    network is ``<run>/net.pkn``."""
+    with ``overrides`` such as ``budget.iterations=20``), evaluating with ``evaluator``;
+    returns the run folder. The final network is ``<run>/net.pkn``."""
     import torch
 
     ckpt: checkpoint.Checkpoint | None = None
@@ -331,7 +334,7 @@ def run(
         else:
             net, warm = ckpt.net, ckpt.run["warm_start"]
         torch.set_num_threads(config.torch_threads)
-        state = Run(config, run_dir, net, command, warm, show)
+        state = Run(config, run_dir, net, command, warm, show, evaluator)
         if ckpt is not None:
             state.restore(ckpt)
         state.loop()
