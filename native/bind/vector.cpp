@@ -13,6 +13,7 @@ struct PyVectorEnv {
   std::mutex busy;
   bool started = false;
   pk::VecBuffers out{};
+  std::vector<int32_t> actions;  // step's own copy of the caller's actions, taken under `busy`
   std::tuple<Array<int32_t>, Array<float, 2>, Array<int8_t, 2>, Array<float, 2>, Array<bool>,
              Array<bool>, Array<int32_t, 2>, Array<int32_t, 2>, Array<int32_t>, Array<int32_t>, Array<int32_t>>
       held;  // the arrays behind `out`, kept alive
@@ -90,9 +91,11 @@ void bind_vector(nb::module_& m) {
       // -1 after stepping every game, or the first game whose action is illegal (none changed)
       .def("step", [](PyVectorEnv& v, Array<int32_t> actions) {
         auto lock = v.exclusive(true, actions.shape(0));
+        // checked and applied from the env's own copy: the caller's array may change meanwhile
+        v.actions.assign(actions.data(), actions.data() + actions.shape(0));
         nb::gil_scoped_release release;
-        int bad = v.env.first_illegal(actions.data());
-        if (bad < 0) v.env.step(actions.data(), v.out);
+        int bad = v.env.first_illegal(v.actions.data());
+        if (bad < 0) v.env.step(v.actions.data(), v.out);
         return bad;
       }, nb::arg("actions").noconvert())
       .def("random_actions", [](PyVectorEnv& v, Array<int32_t> out) {

@@ -30,7 +30,10 @@ void Game::begin_battles() {
 }
 
 void Game::run_battles() {
-  while (b_slot < SLOTS) {
+  // Each pass starts a location or moves its round on (a few dozen passes a turn); a cap
+  // turns a state that never advances into an error instead of a hang with the GIL held.
+  for (int passes = 0; b_slot < SLOTS; ++passes) {
+    if (passes == 10000) throw std::logic_error("perikles native: the battles do not advance");
     if (b_round < 0) {
       if (!start_location()) {
         finish_location();
@@ -229,7 +232,8 @@ int Game::roll_round(int slot, int unit_type) {
   int* tokens = b_tokens;
   log(EV_DICE_ROUND, {slot, unit_type, attack, defence, column, tokens[0], tokens[1]});
   bool rolloff = false;
-  for (;;) {
+  for (int rolls = 0;; ++rolls) {  // a roll-off needs one side to hit: ends with odds >= 1/4 a roll
+    if (rolls == 100000) throw std::logic_error("perikles native: a dice round never ended");
     int ra = d6();
     ra += d6();
     int rd = d6();

@@ -33,6 +33,10 @@ const char* Game::load_error() const {
   if (pending.n != 0 && pending.n != 3) return "pending: wrong length";
   if (pending.n == 3 && (pending[1] >= SLOTS || pending[2] > 1)) return "pending: out of range";
   for (int i = 0; i < b_cas.n; ++i) if (T.initial[b_cas[i]] == 0) return "b_cas: no such class";
+  // The battle stage of the phase (as the validator's battle-state rule): another stage
+  // makes run_battles skip every step and never return.
+  int stage = phase == Phase::BATTLE_SPECIAL ? 1 : phase == Phase::CASUALTY ? 2 : 0;
+  if (b_stage != stage) return "b_stage: not the stage of this phase";
   // Phase-specific indices the apply functions dereference.
   switch (phase) {
     case Phase::ALKIBIADES_CUBE: if (alki.n != 3) return "alki: phase needs 3 values"; break;

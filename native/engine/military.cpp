@@ -104,7 +104,8 @@ void Game::begin_commit() {
 }
 
 void Game::next_commit_step() {
-  for (;;) {
+  for (int passes = 0;; ++passes) {  // each pass takes a held tile or moves the cursor on
+    if (passes == 100000) throw std::logic_error("perikles native: the commit steps do not advance");
     bool any2 = false, any1 = false;
     for (int v : held2) any2 |= v != 0;
     for (int v : held1) any1 |= v != 0;

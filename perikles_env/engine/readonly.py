@@ -53,6 +53,19 @@ class FrozenRng(Rng):
     def state(self) -> int:  # type: ignore[override]
         return self._state
 
+    @state.setter
+    def state(self, value: int) -> None:
+        refuse()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        refuse()
+
+    def __delattr__(self, name: str) -> None:
+        refuse()
+
+    def __reduce__(self) -> tuple[Any, ...]:  # copies and pickles: another frozen snapshot
+        return (frozen_rng, (self._state,))
+
     def next64(self) -> int:
         refuse()
         return 0
@@ -80,7 +93,7 @@ class SnapshotField:
 
 def frozen_rng(state: int) -> FrozenRng:
     r = object.__new__(FrozenRng)
-    r._state = state
+    object.__setattr__(r, "_state", state)
     return r
 
 

@@ -23,8 +23,9 @@ import numpy as np
 
 from perikles_env.agents import Agent, make_agent
 from perikles_env.agents.table_loop import FORFEIT, Decision, TableLoop
-from perikles_env.engine import GameConfig, new_game
+from perikles_env.engine import Game, GameConfig, new_game
 from perikles_env.engine.queries import fractional_ranks, win_shares, winners_of
+from perikles_env.workers import bounded_workers
 
 # Agents built in this process, by spec (a PPO model is loaded once per worker). A ppo
 # checkpoint or search network rewritten at the same path (periodic evaluation) is
@@ -157,27 +158,12 @@ def play_job(job: Job) -> GameRecord:
     forfeit, actions = loop.forfeit, loop.actions
     if forfeit >= 0:
         illegal[forfeit] += 1
-    truncated = forfeit < 0 and game.is_truncated
-    scores = game.scores()
-    loc_vp = [game.location_vp(p) for p in range(n)]
-    statues = [game.statue_count(p) for p in range(n)]
-    keys = game.ranking_keys()
-    if forfeit >= 0:
-        keys[forfeit] = (-1, 0, 0)  # the offender ranks last
-    winners = winners_of(keys)
-    if truncated:  # no result: nobody wins, everybody shares the middle rank
-        keys, winners = [(0,)] * n, []
     return GameRecord(
         matchup=job.matchup,
         seed_index=job.seed_index,
         seed=job.seed,
         rotation=job.rotation,
         seats=seats,
-        scores=scores,
-        location_vp=loc_vp,
-        statues=statues,
-        ranks=fractional_ranks(keys),
-        win_share=win_shares(winners, n),
         decisions=decisions,
         think_seconds=think,
         max_think_seconds=slowest,
@@ -185,10 +171,59 @@ def play_job(job: Job) -> GameRecord:
         max_cpu_seconds=cpu_slowest,
         illegal=illegal,
         forfeit=forfeit,
-        turns=game.turn,
         actions=actions,
-        truncated=truncated,
+        **outcome(game, forfeit),
     )
+
+
+def outcome(game: Game, forfeit: int) -> dict[str, Any]:
+    """The result fields of a record of ``game`` as it ended (``forfeit``: the seat that
+    answered an illegal action, or -1)."""
+    n = game.n
+    truncated = forfeit < 0 and game.is_truncated
+    keys = game.ranking_keys()
+    if forfeit >= 0:
+        keys[forfeit] = (-1, 0, 0)  # the offender ranks last
+    winners = winners_of(keys)
+    if truncated:  # no result: nobody wins, everybody shares the middle rank
+        keys, winners = [(0,)] * n, []
+    return {
+        "scores": game.scores(),
+        "location_vp": [game.location_vp(p) for p in range(n)],
+        "statues": [game.statue_count(p) for p in range(n)],
+        "ranks": fractional_ranks(keys),
+        "win_share": win_shares(winners, n),
+        "turns": game.turn,
+        "truncated": truncated,
+    }
+
+
+def replay_mismatch(record: GameRecord, backend: str | None = None) -> str | None:
+    """Replay a kept record from its seed and actions: the first field whose kept value
+    differs from the replay's (``"actions"`` if one is not legal), or None. A resumed
+    evaluation refuses such a record, so an edited kept line never reaches the report."""
+    n = len(record.seats)
+    game = new_game(GameConfig(num_players=n, record_events=False), seed=record.seed,
+                    backend=backend)
+    decisions = [0] * n
+    for action in record.actions:
+        if game.is_terminal or game.is_truncated or not game.is_legal(action):
+            return "actions"
+        decisions[game.current] += 1
+        game.apply_action(action)
+    illegal = [0] * n
+    if record.forfeit >= 0:  # the forfeiting seat's illegal answer was its last decision
+        if game.is_terminal or game.is_truncated or game.current != record.forfeit:
+            return "forfeit"
+        decisions[record.forfeit] += 1
+        illegal[record.forfeit] = 1
+    elif not (game.is_terminal or game.is_truncated):
+        return "actions"
+    replayed = {"decisions": decisions, "illegal": illegal, **outcome(game, record.forfeit)}
+    for name, value in replayed.items():
+        if getattr(record, name) != value:
+            return name
+    return None
 
 
 def run_jobs(
@@ -212,7 +247,8 @@ def run_jobs(
             import multiprocessing as mp
 
             ctx = mp.get_context("spawn")  # safe with torch (PPO agents) and threads
-            with ctx.Pool(processes=workers) as pool:
+            processes = bounded_workers(workers, "evaluation workers", len(jobs))
+            with ctx.Pool(processes=processes) as pool:
                 indexed = pool.imap_unordered(_play_indexed, list(enumerate(jobs)), chunksize=1)
                 for i, record in indexed:
                     results[i] = record

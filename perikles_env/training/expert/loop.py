@@ -36,6 +36,7 @@ from perikles_env.jobs.run_folder import (
     INTERRUPTED,
     RUNNING,
     new_run_dir,
+    read_status,
     write_status,
 )
 
@@ -261,6 +262,34 @@ class Run:
         }
 
 
+def resumable_checkpoint(run_dir: Path, config: ExpertConfig) -> checkpoint.Checkpoint | None:
+    """The checkpoint ``--resume`` continues from (None: the run was stopped before its
+    first one, so it starts again at iteration 1 in its folder). Refused: a run still
+    running, a complete run with nothing left to do under ``config``'s budget, a folder
+    whose checkpoints are all damaged."""
+    status = read_status(run_dir)
+    state = status.get("status")
+    if state == RUNNING:
+        raise InvalidConfigError(
+            f"--resume: {run_dir} is still running (process {status.get('pid')} on "
+            f"{status.get('host')})"
+        )
+    if not list((run_dir / checkpoint.FOLDER).glob("ckpt_*.zip")):
+        if state == COMPLETE:
+            raise InvalidConfigError(f"--resume: {run_dir} is complete but has no checkpoint")
+        return None
+    ckpt = checkpoint.latest(run_dir)
+    budget = config.budget
+    spent = bool(budget.minutes and float(ckpt.run["seconds"]) >= 60 * budget.minutes)
+    if state == COMPLETE and (ckpt.iteration >= budget.iterations or spent):
+        raise InvalidConfigError(
+            f"--resume: {run_dir} is already complete ({ckpt.iteration} iterations, "
+            f"budget.iterations={budget.iterations}): nothing to resume; extend it with "
+            f"--override budget.iterations={ckpt.iteration + 1} (or a larger budget.minutes)"
+        )
+    return ckpt
+
+
 def run(
     config: ExpertConfig | None = None,
     resume: str | Path | None = None,
@@ -275,6 +304,7 @@ def run(
     returns the run folder. The final network is ``<run>/net.pkn``."""
     import torch
 
+    ckpt: checkpoint.Checkpoint | None = None
     if resume is not None:
         run_dir = Path(resume)
         if not (run_dir / CONFIG).is_file():
@@ -284,7 +314,11 @@ def run(
             config = config_from_dict(saved, list(overrides))
         except InvalidConfigError as exc:
             raise InvalidConfigError(f"{run_dir / CONFIG}: {exc}") from None
-        ckpt = checkpoint.latest(run_dir)
+        ckpt = resumable_checkpoint(run_dir, config)
+        if ckpt is None:  # killed before its first checkpoint: iteration 1 again, same seeds
+            loaded = check_warm_start(config)
+            print(f"{PROG}: {run_dir} has no checkpoint yet: starting it again at iteration 1",
+                  file=sys.stderr)
     elif config is None:
         raise InvalidConfigError("run needs a config or a run folder to resume")
     else:
@@ -295,13 +329,13 @@ def run(
     write_text(run_dir / CONFIG, yaml.safe_dump(config.to_dict(), sort_keys=False))
     write_status(run_dir, RUNNING, command=command)
     try:
-        if resume is None:
+        if ckpt is None:
             net, warm = initial_net(config, loaded, run_dir, show)
         else:
             net, warm = ckpt.net, ckpt.run["warm_start"]
         torch.set_num_threads(config.torch_threads)
         state = Run(config, run_dir, net, command, warm, show, evaluator)
-        if resume is not None:
+        if ckpt is not None:
             state.restore(ckpt)
         state.loop()
         save_net(run_dir / NET, state.net, extra={"expert_iteration": {

@@ -32,6 +32,7 @@ from perikles_env.agents.search.network import SearchNet, relative_shares
 from perikles_env.analysis.action_features import PER_ACTION
 from perikles_env.engine import NUM_ACTIONS, GameConfig, new_game
 from perikles_env.vector.encoder import encode_with_features, legal_mask
+from perikles_env.workers import bounded_workers
 
 from .config import SELF
 from .dataset import Positions, concat
@@ -209,7 +210,9 @@ def play_sharded(
     ]
     if len(jobs) == 1:
         return SelfPlay(net, params, league).play(games, jobs[0][4], seed)
-    pool = mp.get_context("spawn").Pool(len(jobs))  # safe with torch and threads
+    # safe with torch and threads; the shards (and so the games) stay as asked
+    processes = bounded_workers(workers, "selfplay.workers", len(jobs))
+    pool = mp.get_context("spawn").Pool(processes)
     try:
         results = pool.map(_play_shard, jobs, chunksize=1)
     finally:

@@ -40,6 +40,7 @@ from perikles_env.jobs.budget import Budget, BudgetBar
 from perikles_env.single_agent import OpponentPool, RewardConfig
 from perikles_env.single_agent.rewards import RewardTracker
 from perikles_env.vector.encoder import game_encoder
+from perikles_env.workers import bounded_workers
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,8 @@ def collect_demos(
             for s in seeds.spawn(count)
         ]
 
-    pool = mp.get_context("spawn").Pool(workers) if workers > 1 else None
+    processes = bounded_workers(workers, "pretrain.workers")  # the batch stays as asked
+    pool = mp.get_context("spawn").Pool(processes) if workers > 1 else None
     try:
         while total < decisions:
             todo = jobs(batch)

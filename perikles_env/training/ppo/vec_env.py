@@ -27,6 +27,8 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
+from perikles_env.workers import bounded_workers
+
 MASK_METHOD = "action_masks"
 
 
@@ -144,7 +146,7 @@ class BatchedSubprocVecEnv(_ProcessVecEnv):
         start_method: str | None = None,
     ) -> None:
         n = len(env_fns)
-        workers = max(1, min(workers, n))
+        workers = bounded_workers(workers, "train.workers", n)
         bounds = np.linspace(0, n, workers + 1).astype(int)
         self.blocks = [range(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
         self.owner = [(w, i - block.start) for w, block in enumerate(self.blocks) for i in block]

@@ -45,6 +45,7 @@ from perikles_env.jobs.run_folder import (
 from ...agents.rllib_policy import MODULE_ID, export_policy, model_config
 from ...cli import CliParser, command_line
 from ...errors import InvalidConfigError
+from ...workers import bounded_workers
 from .config import RLlibConfig, load_config
 from .env import PeriklesMultiAgentEnv
 
@@ -180,7 +181,7 @@ def _init_ray(cfg: RLlibConfig, address: str | None) -> None:
         # "local": a new instance even if this machine runs a cluster (only --address joins)
         ray.init(
             address="local",
-            num_cpus=cfg.num_cpus,
+            num_cpus=bounded_workers(cfg.num_cpus, "num_cpus"),  # Ray's local processes
             include_dashboard=False,
             configure_logging=False,
         )
