@@ -41,8 +41,8 @@ struct Opponent {
   ai::Params params;  // HEURISTIC's personality
 };
 
-// Feature blocks appended to the observation, in the caller's order (features.hpp).
-enum Feature : int { FEATURE_BATTLE = 0, FEATURE_ACTIONS = 1 };
+// Feature blocks appended to the observation, in the caller's order: `Feature`
+// (generated/observation.hpp, through encoder.hpp).
 
 class VectorEnv {
  public:

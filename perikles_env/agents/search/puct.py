@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ...analysis.encoding import FEATURE_IDS
 from ...engine import NUM_ACTIONS
 from ...errors import InvalidConfigError
 from ..base import AgentError
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from ...engine.game import Game
     from ...engine.native import NativeGame
 
-FEATURE_IDS = {"battle": 0, "actions": 1}  # native/vector_env.hpp Feature
 MAX_PLAYERS = 5
 OPPONENT_MODELS = ("tree", "heuristic")  # native/search.hpp Params.heuristic_opponents
 
