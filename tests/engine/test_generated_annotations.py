@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import importlib.util
 import subprocess
 import sys
 import typing
@@ -53,3 +55,17 @@ def test_states_and_views_stay_slotted() -> None:
     view = PlayerView(game, 0)
     assert not hasattr(game, "__dict__") and not hasattr(view, "__dict__")
     assert view.cubes is game.cubes
+
+
+def test_a_changed_field_makes_the_annotations_stale(monkeypatch) -> None:
+    spec = importlib.util.spec_from_file_location(
+        "gen_annotations", ROOT / "scripts" / "gen_annotations.py"
+    )
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert gen.stale() == []
+    turn = schema.FIELD_BY_NAME["turn"]
+    fields = tuple(dataclasses.replace(f, kind="bool") if f is turn else f for f in schema.FIELDS)
+    monkeypatch.setattr(gen.S, "FIELDS", fields)
+    monkeypatch.setattr(gen.S, "FIELD_BY_NAME", {f.name: f for f in (*fields, schema.RNG)})
+    assert gen.stale() == [gen.OUT_STATE, gen.OUT_VIEW]
