@@ -77,7 +77,8 @@ def state_module() -> str:
         "The type of every field of the game state (layouts: engine/state.py).",
         ["from .phases import Phase", "from .rng import Rng"],
         "StateFields",
-        "Annotations only: ``GameState`` holds the fields in its own ``__slots__``.",
+        "Annotations only: the engines store the fields (``state.PythonState`` in slots,\n"
+        "    ``NativeGame`` in C++).",
         (*S.FIELDS, S.RNG),
     )
 

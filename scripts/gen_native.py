@@ -1,9 +1,9 @@
-"""Generate the C++ core's declarations in native/generated/ from their one Python
-declaration:
+"""Generate the C++ core's generated headers from their one Python declaration:
 
-* ``schema.hpp``: constants, action offsets, phases, event kinds, component tables and state
-  fields (perikles_env/engine/schema.py, data.py, actions.py, phases.py);
-* ``observation.hpp``: the observation's block table and block ids
+* ``native/engine/generated/schema.hpp``: constants, action offsets, phases, event kinds,
+  component tables and state fields (perikles_env/engine/schema.py, data.py, actions.py,
+  phases.py);
+* ``native/env/generated/observation.hpp``: the observation's block table and block ids
   (perikles_env/analysis/observation.py LAYOUT and ORACLE_LAYOUT) and the feature-block ids
   (perikles_env/analysis/encoding.py FEATURE_BLOCKS).
 
@@ -31,9 +31,8 @@ from perikles_env.engine import data as D  # noqa: E402
 from perikles_env.engine import schema as S  # noqa: E402
 from perikles_env.engine.phases import Phase  # noqa: E402
 
-GENERATED = ROOT / "native" / "generated"
-OUT = GENERATED / "schema.hpp"
-OUT_OBSERVATION = GENERATED / "observation.hpp"
+OUT = ROOT / "native" / "engine" / "generated" / "schema.hpp"
+OUT_OBSERVATION = ROOT / "native" / "env" / "generated" / "observation.hpp"
 
 CONSTANTS = {
     "NUM_CITIES": D.NUM_CITIES,
@@ -175,7 +174,7 @@ def generate() -> str:
         "#include <cstdint>",
         "#include <type_traits>",
         "",
-        '#include "svec.hpp"',
+        '#include "engine/svec.hpp"',
         "",
         "namespace pk {",
         "",
@@ -273,8 +272,8 @@ def main() -> int:
         for path in paths:
             print(f"{path.relative_to(ROOT)} is stale: run python scripts/gen_native.py")
         return 1 if paths else 0
-    GENERATED.mkdir(parents=True, exist_ok=True)
     for path, make in OUTPUTS.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(make())
         print(f"wrote {path.relative_to(ROOT)}")
     return 0

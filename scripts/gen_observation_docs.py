@@ -51,13 +51,13 @@ SOURCES = """
 `LAYOUT` and `ORACLE_LAYOUT` in `perikles_env/analysis/observation.py` are the one
 declaration of the blocks (name, size, meaning, scale). Everything else is generated from
 them: this page (`scripts/gen_observation_docs.py --write`), and the C++ encoder's block
-table, block ids (`enum B`) and sizes, `native/generated/observation.hpp`, together with the
-feature blocks' ids (`enum Feature`, the order of `FEATURE_BLOCKS` in
+table, block ids (`enum B`) and sizes, `native/env/generated/observation.hpp`, together with
+the feature blocks' ids (`enum Feature`, the order of `FEATURE_BLOCKS` in
 `analysis/encoding.py`):
 
 ```sh
 .venv/bin/python scripts/gen_observation_docs.py --write  # this page
-.venv/bin/python scripts/gen_native.py                    # native/generated/*.hpp
+.venv/bin/python scripts/gen_native.py                    # native/*/generated/*.hpp
 make native                                               # rebuild the extension
 ```
 

@@ -12,7 +12,8 @@ from .rng import Rng
 
 
 class StateFields:
-    """Annotations only: ``GameState`` holds the fields in its own ``__slots__``."""
+    """Annotations only: the engines store the fields (``state.PythonState`` in slots,
+    ``NativeGame`` in C++)."""
 
     __slots__ = ()
 

@@ -35,7 +35,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..agents import AgentError
+from ..agents import AgentError, decide
 from ..agents.registry import agent_names, parse_spec
 from ..engine.actions import NUM_ACTIONS
 from .payload import seat_payload
@@ -114,7 +114,8 @@ class GameServer:
             await asyncio.sleep(self.pace)
             p = table.game.current
             try:
-                action = await asyncio.to_thread(agent.act_state, table.game.clone(), p, rng)
+                game = table.game.clone()  # the agent thinks in a thread on its own copy
+                action = await asyncio.to_thread(decide, agent, game, p, rng, private=True)
                 table.apply(int(action))
             except Exception as exc:  # an agent that fails stops its table, not the server
                 traceback.print_exc()

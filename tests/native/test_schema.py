@@ -39,7 +39,7 @@ def _generator():
 
 
 def test_the_generated_block_table_is_the_python_layout() -> None:
-    text = (ROOT / "native" / "generated" / "observation.hpp").read_text()
+    text = (ROOT / "native" / "env" / "generated" / "observation.hpp").read_text()
     rows = re.findall(r'\{"(\w+)", (\d+)\},', text)
     assert [(name, int(size)) for name, size in rows] == [
         (b.name, b.size) for b in LAYOUT + ORACLE_LAYOUT
