@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 
-from ..analysis.encoding import check_features
+from ..analysis.encoding import FEATURE_IDS, check_features
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS
 from ..engine import actions as A
 from ..errors import (
@@ -78,7 +78,6 @@ from .native import _native_vec, wrap_engine
 if TYPE_CHECKING:
     from ..engine.native import NativeGame
 
-FEATURE_IDS = {"battle": 0, "actions": 1}  # native/env/features.hpp Feature
 MAX_NUM_ENVS = 1 << 14  # ~0.4 GiB of games and buffers at the largest observation
 MAX_THREADS = 64
 _T = TypeVar("_T")

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ...analysis.encoding import FEATURE_IDS
 from ...engine import NUM_ACTIONS
 from ...engine.factory import on_native_core
 from ...errors import InvalidConfigError
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from ...engine.interface import GameInterface
     from ...engine.native import NativeGame
 
-FEATURE_IDS = {"battle": 0, "actions": 1}  # native/env/features.hpp Feature
 MAX_PLAYERS = 5
 OPPONENT_MODELS = ("tree", "heuristic")  # native/players/search.hpp Params.heuristic_opponents
 
