@@ -18,7 +18,7 @@ from ..engine.determinize import determinize
 from ..engine.game import Game
 from ..render.svg import board_svg
 
-SAMPLES = 4  # redrawn hidden states per check
+SAMPLES = 3  # redrawn hidden states per check
 SHOWS_A_TILE = frozenset((
     "PLAY_PERIKLES", "PLAY_PLAGUE", "SLAVE_REVOLT", "ALKIBIADES_CUBE", "BATTLE_DOUBLE",
     "BATTLE_TOKEN",
