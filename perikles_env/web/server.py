@@ -108,6 +108,7 @@ class GameServer:
         self.paces: dict[str, float] = {}  # a table's own pace, set from its pages
         self.paused: set[str] = set()  # tables whose agents wait
         self.hint_agents: dict[str, Agent] = {}
+        self.replays: dict[str, asyncio.Task[None]] = {}
 
     def pace_of(self, table: Table) -> float:
         return self.paces.get(table.id, self.pace)
@@ -117,6 +118,8 @@ class GameServer:
     def notify(self, table: Table) -> None:
         for event in self.listeners[table.id]:
             event.set()
+        if table.over and not (table.folder / "replay.html").is_file():
+            self.write_replay(table)  # ready by the time someone asks for it
 
     def drive(self, table: Table) -> None:
         """Start the agents' moves at ``table`` if an agent is to act and none is moving."""
@@ -190,18 +193,22 @@ class GameServer:
 
     async def replay_page(self, request: Request) -> Response:
         """The replay viewer of a finished or abandoned game (``perikles_env.replay``),
-        written into the game's folder the first time it is asked for."""
+        written into the game's folder once, as soon as the game is over."""
         table = self.tables.table(request.path_params["game"])
         if not table.over:
             raise TableError("the replay is shown when the game is over", 403)
         path = table.folder / "replay.html"
         if not path.is_file():
-            from ..records import read_records
-            from ..replay import write_html
-
-            record = read_records(table.folder / "record.jsonl")[0]
-            await asyncio.to_thread(write_html, record, path)
+            await self.write_replay(table)
         return FileResponse(path, media_type="text/html", headers=REPLAY_HEADERS)
+
+    def write_replay(self, table: Table) -> asyncio.Task[None]:
+        """The task that writes the game's replay viewer (started once per game)."""
+        task = self.replays.get(table.id)
+        if task is None:
+            self.replays[table.id] = task = asyncio.create_task(
+                asyncio.to_thread(_write_replay, table.folder))
+        return task
 
     async def abandon(self, request: Request) -> Response:
         """A player gives the game up (a game an agent cannot go on with, or one nobody
@@ -397,6 +404,13 @@ class GameServer:
         finally:
             sender.cancel()
             self.listeners[table.id].discard(changed)
+
+
+def _write_replay(folder: Path) -> None:
+    from ..records import read_records
+    from ..replay import write_html
+
+    write_html(read_records(folder / "record.jsonl")[0], folder / "replay.html")
 
 
 def agent_move(agent: Agent, game: Game, seat: int, rng: np.random.Generator) -> int:

@@ -110,7 +110,7 @@ def test_a_game_with_agent_seats_is_played_to_the_end_by_clicking(browser, tmp_p
         assert "python -m perikles_env.replay" in page.inner_text("#replay-command")
         href = page.get_attribute("#replay-link", "href")
         assert href == f"/replay/{table.id}"
-        viewer = page.context.request.get(server.url + href)
+        viewer = page.context.request.get(server.url + href, timeout=180_000)  # a busy CI
         assert viewer.status == 200 and "<title>Perikles" in viewer.text()
         assert check_frames(frames, table, me) > decisions
         assert errors == []
