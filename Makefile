@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 # The C++ engine core (perikles_env._native, docs/native.md), built by scikit-build-core into
 # build/ and rebuilt incrementally when its sources change. Without a C++ compiler the
 # install still succeeds and the Python engine is used.
-$(NATIVE): $(STAMP) CMakeLists.txt $(wildcard native/*.hpp native/*.cpp native/*/*.hpp native/*/*.cpp)
+$(NATIVE): $(STAMP) CMakeLists.txt $(wildcard native/*/*.hpp native/*/*.cpp native/*/*/*.hpp native/*/*/*.cpp)
 	$(VPY) -m pip install --no-deps --no-build-isolation -e .
 	touch $(NATIVE)
 
@@ -70,4 +70,4 @@ lint: venv
 	$(VENV)/bin/mypy perikles_env/engine
 
 demo: venv
-	$(VPY) -m perikles_env.engine.demo
+	$(VPY) -m perikles_env.demo

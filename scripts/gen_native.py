@@ -1,4 +1,4 @@
-"""Generate native/generated/schema.hpp: the C++ core's constants, action offsets, phases,
+"""Generate native/engine/generated/schema.hpp: the C++ core's constants, action offsets, phases,
 event kinds, component tables and state fields, from the Python engine's one declaration
 (perikles_env/engine/schema.py, data.py, actions.py, phases.py).
 
@@ -24,7 +24,7 @@ from perikles_env.engine import data as D  # noqa: E402
 from perikles_env.engine import schema as S  # noqa: E402
 from perikles_env.engine.phases import Phase  # noqa: E402
 
-OUT = ROOT / "native" / "generated" / "schema.hpp"
+OUT = ROOT / "native" / "engine" / "generated" / "schema.hpp"
 
 CONSTANTS = {
     "NUM_CITIES": D.NUM_CITIES,
@@ -166,7 +166,7 @@ def generate() -> str:
         "#include <cstdint>",
         "#include <type_traits>",
         "",
-        '#include "svec.hpp"',
+        '#include "engine/svec.hpp"',
         "",
         "namespace pk {",
         "",

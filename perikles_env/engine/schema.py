@@ -5,7 +5,7 @@ Every state field is declared here once: its kind, its length (fixed) or capacit
 that lists fields reads this table: ``state.STATE_FIELDS``, the shape checks of
 ``validate.field_rules``, the public fields of ``analysis.view``, the event decoder
 (``events.py``) and, through ``scripts/gen_native.py``, the C++ core's state struct, field
-table, event kinds, data tables and action offsets (``native/generated/schema.hpp``,
+table, event kinds, data tables and action offsets (``native/engine/generated/schema.hpp``,
 checked in; tests/native/test_schema.py fails when it is stale).
 
 Kinds: ``int``, ``bool``, ``phase`` (a ``Phase``), ``ints`` (a list of exactly ``length``

@@ -1,5 +1,7 @@
 """Game state: ints and flat lists in one ``__slots__`` class, a hand-written clone and an
-exact JSON round trip. The rules live in the mixins that subclass it.
+exact JSON round trip. ``GameState`` declares the fields (either engine reads them),
+``PythonState`` stores them for the Python engine; the rules live in the mixins that
+subclass it.
 
 Layout conventions (all indices documented once, here):
 
@@ -56,7 +58,11 @@ STATE_FIELDS = S.STATE_FIELD_NAMES
 
 
 class GameState:
-    __slots__ = STATE_FIELDS + ("rng",)
+    """The fields of a game (declared in ``schema.py``) and what only reads them: readable on
+    either engine (the Python ``Game`` stores them in slots, a ``NativeGame`` reads them out of
+    C++). ``interface.GameInterface`` builds on it."""
+
+    __slots__ = ()
 
     n: int
     record: bool
@@ -124,14 +130,6 @@ class GameState:
     events: list[tuple[Any, ...]]
     decisions: int  # apply_action calls so far (Game.is_truncated, MAX_GAME_DECISIONS)
 
-    # ---- copying -------------------------------------------------------------------
-
-    def clone(self) -> Any:
-        """Independent copy: scalars shared, lists copied one level deep (their items are
-        ints or immutable tuples). Straight-line code generated from ``STATE_FIELDS`` (see
-        ``_make_clone``): ~2.5x faster than a getattr loop, far faster than deepcopy."""
-        return _clone(self)
-
     # ---- serialisation -------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
@@ -149,40 +147,11 @@ class GameState:
         out["rng"] = self.rng.state
         return out
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Any:
-        """The state ``to_dict`` wrote, validated first (``validate.py``): bad input raises
-        ``InvalidStateError`` naming the field and builds nothing."""
-        check_fields(d, STATE_FIELDS)
-        g = object.__new__(cls)
-        for name in STATE_FIELDS:
-            value = d[name]
-            if name == "phase":
-                value = Phase[value]
-            elif name == "events":
-                value = [tuple(e) for e in value]
-            elif isinstance(value, list):
-                value = value[:]
-            object.__setattr__(g, name, value)
-        g.rng = Rng(d["rng"])
-        check_state(g)  # type: ignore[arg-type]  # cls is Game: the checks query the rules
-        return g
-
     def config(self) -> GameConfig:
         return GameConfig(num_players=self.n, record_events=self.record)
 
     def config_dict(self) -> dict[str, Any]:
         return asdict(self.config())
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        assert isinstance(other, GameState)
-        return all(getattr(self, f) == getattr(other, f) for f in STATE_FIELDS) and (
-            self.rng == other.rng
-        )
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 def _classify() -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -218,7 +187,50 @@ def checked_index(name: str, value: Any, size: int) -> int:
     return value
 
 
-class RulesBase(GameState):
+class PythonState(GameState):
+    """The Python engine's storage of the fields: one slot each, a clone, the loader."""
+
+    __slots__ = STATE_FIELDS + ("rng",)
+
+    # ---- copying -------------------------------------------------------------------
+
+    def clone(self) -> Any:
+        """Independent copy: scalars shared, lists copied one level deep (their items are
+        ints or immutable tuples). Straight-line code generated from ``STATE_FIELDS`` (see
+        ``_make_clone``): ~2.5x faster than a getattr loop, far faster than deepcopy."""
+        return _clone(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Any:
+        """The state ``to_dict`` wrote, validated first (``validate.py``): bad input raises
+        ``InvalidStateError`` naming the field and builds nothing."""
+        check_fields(d, STATE_FIELDS)
+        g = object.__new__(cls)
+        for name in STATE_FIELDS:
+            value = d[name]
+            if name == "phase":
+                value = Phase[value]
+            elif name == "events":
+                value = [tuple(e) for e in value]
+            elif isinstance(value, list):
+                value = value[:]
+            object.__setattr__(g, name, value)
+        g.rng = Rng(d["rng"])
+        check_state(g)  # type: ignore[arg-type]  # cls is Game: the checks query the rules
+        return g
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, GameState)
+        return all(getattr(self, f) == getattr(other, f) for f in STATE_FIELDS) and (
+            self.rng == other.rng
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class RulesBase(PythonState):
     """Small helpers shared by every rules module."""
 
     __slots__ = ()

@@ -70,9 +70,8 @@ def board_sections(
 def readable(game: Game) -> Game:
     """A state whose fields are plain lists. The C++ engine (``NativeGame``) returns a fresh
     copy of a field at each read; drawing reads fields thousands of times, so it reads
-    them from one Python copy instead."""
-    to_python = getattr(game, "to_python", None)
-    return game if to_python is None else to_python()
+    them from one Python copy instead (``to_python``, on either engine)."""
+    return game.to_python()
 
 
 class _View:

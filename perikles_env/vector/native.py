@@ -1,5 +1,5 @@
 """The C++ observation encoder, legal mask and vector env: part of the one extension
-module ``perikles_env._native`` (sources ``native/src/encoder.cpp``, ``vector_env.cpp``).
+module ``perikles_env._native`` (sources ``native/env/encoder.cpp``, ``vector_env.cpp``).
 Importing this module fails with ImportError when the core is not built; ``encoder.py``
 and ``env.py`` are the modules to use.
 

@@ -35,7 +35,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..agents import Agent, AgentError, make_agent
+from ..agents import Agent, AgentError, decide, make_agent
 from ..agents.registry import agent_names, parse_spec
 from ..engine.actions import NUM_ACTIONS
 from ..engine.game import Game
@@ -140,7 +140,8 @@ class GameServer:
                 continue
             p = table.game.current
             try:
-                action = await asyncio.to_thread(agent_move, agent, table.game.clone(), p, rng)
+                game = table.game.clone()  # the agent thinks in a thread on its own copy
+                action = await asyncio.to_thread(agent_move, agent, game, p, rng)
                 if table.step == step:
                     table.apply(action)
             except Exception as exc:  # an agent that fails stops its table, not the server
@@ -414,9 +415,9 @@ def _write_replay(folder: Path) -> None:
 
 
 def agent_move(agent: Agent, game: Game, seat: int, rng: np.random.Generator) -> int:
-    """The one place the web asks an agent for a move (a shared table driver may take its
-    place): ``game`` is a copy the agent may change."""
-    return int(agent.act_state(game, seat, rng))
+    """The one place the web asks an agent for a move (``agents.decide``, the table loop's
+    step): ``game`` is a copy the agent may change."""
+    return int(decide(agent, game, seat, rng, private=True))
 
 
 def same_origin(ws: WebSocket) -> bool:

@@ -18,10 +18,15 @@ from perikles_env.agents.search.network import MAX_LAYERS, MAX_WIDTH, NetSetting
 from perikles_env.engine import NUM_ACTIONS
 from perikles_env.engine import data as D
 from perikles_env.errors import InvalidConfigError
-
-from ..config import check_spec
-from ..run_folder import folder_path, plain_folder_name
-from ..schema import Config, FieldError, Schema, build_with_overrides, load_file
+from perikles_env.jobs.config_fields import check_spec
+from perikles_env.jobs.config_schema import (
+    Config,
+    FieldError,
+    Schema,
+    build_with_overrides,
+    load_file,
+)
+from perikles_env.jobs.run_folder import folder_path, plain_folder_name
 
 SELF = "self"  # a league seat played by the current network with search
 
