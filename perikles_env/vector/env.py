@@ -276,7 +276,7 @@ class VectorEnv:
     def _index(self, i: Any, what: str, finished: bool = False) -> int:
         self._need_reset(what)
         i = _check_int("i", i, 0, self.num_envs - 1)
-        if finished and self._c.episodes(i) == 0:
+        if finished and self._exclusive(lambda: self._c.episodes(i)) == 0:
             raise InvalidConfigError(
                 f"{what[:-2]}({i}, finished=True): game {i} has ended no game since reset()"
             )
@@ -284,7 +284,8 @@ class VectorEnv:
 
     def game_seed(self, i: int) -> int:
         """Seed of game i's current game (``new_game(seed=...)`` replays it)."""
-        return int(self._c.game_seed(self._index(i, "game_seed()")))
+        i = self._index(i, "game_seed()")
+        return int(self._exclusive(lambda: self._c.game_seed(i)))
 
     def game(self, i: int, finished: bool = False) -> NativeGame:
         """An independent, read-only copy of game i now (``finished``: of the game its last
@@ -309,4 +310,5 @@ class VectorEnv:
 
     def episodes(self, i: int) -> int:
         """Games of env i finished since the last reset."""
-        return int(self._c.episodes(self._index(i, "episodes()")))
+        i = self._index(i, "episodes()")
+        return int(self._exclusive(lambda: self._c.episodes(i)))
