@@ -16,7 +16,7 @@ from perikles_env.analysis.encoding import FEATURE_BLOCK_NAMES, FEATURE_IDS
 from perikles_env.analysis.observation import LAYOUT, OBS_SIZE, ORACLE_LAYOUT, ORACLE_SIZE
 from perikles_env.engine import GameConfig, events, new_game, schema, validate
 from perikles_env.engine.rng import Rng
-from perikles_env.engine.state import STATE_FIELDS, GameState
+from perikles_env.engine.state import STATE_FIELDS, PythonState
 
 from .helpers import require_native
 
@@ -73,7 +73,7 @@ def test_the_build_has_the_declared_blocks_and_feature_blocks() -> None:
 def test_every_field_list_is_derived_from_the_schema() -> None:
     names = tuple(f.name for f in schema.FIELDS)
     assert STATE_FIELDS == names
-    assert GameState.__slots__ == (*names, "rng")
+    assert PythonState.__slots__ == (*names, "rng")  # the Python engine's storage
     assert set(validate.field_rules(4)) == {*names, "rng"}
     assert set(view.PUBLIC_FIELDS) <= set(schema.visible("public"))
     assert not set(view.PUBLIC_FIELDS) & set(schema.visible("hidden") + schema.visible("owner"))
