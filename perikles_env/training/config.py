@@ -20,6 +20,7 @@ from perikles_env.engine import MAX_GAME_DECISIONS
 from perikles_env.engine import data as D
 from perikles_env.engine.backend import resolve_backend
 from perikles_env.single_agent import RewardConfig
+from perikles_env.vector.seat_draw import MAX_WEIGHT
 
 from .run_folder import folder_path, plain_folder_name
 from .schema import Config, FieldError, Schema, build_with_overrides, load_file
@@ -38,7 +39,7 @@ ACTION_HEADS = {
 Positive = Annotated[int, Field(gt=0)]
 Count = Annotated[int, Field(ge=0)]
 PositiveFloat = Annotated[float, Field(gt=0)]
-Weight = Annotated[float, Field(ge=0)]
+Weight = Annotated[float, Field(ge=0, le=MAX_WEIGHT)]  # vector/seat_draw.py
 Players = Annotated[int, Field(ge=D.MIN_PLAYERS, le=D.MAX_PLAYERS)]
 Backend = Literal["auto", "native", "python"]
 
