@@ -18,7 +18,7 @@ import numpy as np
 
 from ..agents import AgentError, parse_spec
 from ..errors import InvalidConfigError
-from ..vector.league import checked_specs_and_weights
+from ..vector.league import checked_specs_and_weights, heuristic_params
 from ..vector.seat_draw import cumulative, draw_seats
 
 
@@ -39,9 +39,11 @@ class OpponentPool:
         checked_specs_and_weights(self.specs, self.weights)
         for spec in self.specs:
             try:
-                parse_spec(spec)
+                name, _ = parse_spec(spec)
             except AgentError as exc:
                 raise InvalidConfigError(f"bad opponent {spec!r}: {exc}") from exc
+            if name == "heuristic":  # its personality checked now, not at the first game
+                heuristic_params(spec)
         share = self.same_table
         if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
             raise InvalidConfigError(f"same_table must be a number in [0, 1], got {share!r}")

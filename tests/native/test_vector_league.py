@@ -195,6 +195,11 @@ def test_new_weights_reach_only_games_dealt_later() -> None:
         env.set_weights({"heuristic:spite=1": 1.0})
     with pytest.raises(InvalidConfigError, match="positive sum"):
         env.set_weights({"random": 0.0})
+    for bad in ({"random": 10**400}, {"random": 1e308}, {"random": "1"}):
+        with pytest.raises(InvalidConfigError, match="weights must be finite numbers"):
+            env.set_weights(bad)
+    with pytest.raises(InvalidConfigError, match="weights must be a"):
+        env.set_weights(None)
 
 
 @pytest.mark.parametrize(
@@ -212,6 +217,16 @@ def test_new_weights_reach_only_games_dealt_later() -> None:
         ({"opponents": "random", "learner_seat": 3, "num_players": [3, 4]}, "learner_seat"),
         ({"features": ["battle", "odds"]}, "unknown feature block 'odds'"),
         ({"opponents": "random", "same_table": 1.5}, "same_table"),
+        # issue 44 item 5: each of these raised OverflowError, TypeError or a C++
+        # ValueError before; now one InvalidConfigError naming what is wrong
+        ({"opponents": {"random": 1e308, "heuristic": 1e308}}, "weights must be finite numbers"),
+        ({"opponents": {"random": 10**400}}, "weights must be finite numbers"),
+        ({"opponents": {"random": float("nan")}}, "weights must be finite numbers"),
+        ({"opponents": [["random"]]}, "opponent spec must be a non-empty string"),
+        ({"opponents": {"": 1.0}}, "opponent spec must be a non-empty string"),
+        ({"opponents": "random", "same_table": float("nan")}, "same_table"),
+        ({"opponents": {"heuristic:noise=1e400": 1.0}}, "noise must be in"),
+        ({"opponents": {"heuristic:spite=nan": 1.0}}, "spite must be in"),
     ],
 )
 def test_bad_league_input_is_refused_before_any_game(kwargs, message) -> None:
