@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from perikles_env.agents import make_agent  # noqa: E402
-from perikles_env.agents.heuristic import agent as heuristic_agent  # noqa: E402
+from perikles_env.agents.heuristic.agent import HeuristicAgent  # noqa: E402
 from perikles_env.agents.ismcts import ISMCTSAgent, ISMCTSParams  # noqa: E402
 from perikles_env.engine import Game, GameConfig, new_game  # noqa: E402
 from perikles_env.engine.backend import native_error  # noqa: E402
@@ -54,9 +54,12 @@ def mid_game_states(backend: str, games: int, per_game: int) -> list[tuple[Game,
     return out
 
 
-def search(states: list[tuple[Game, int]], params: ISMCTSParams) -> tuple[float, list[int]]:
-    """CPU seconds to search every state once (seed = its index) and the decisions made."""
-    agent = ISMCTSAgent(params)
+def search(
+    states: list[tuple[Game, int]], params: ISMCTSParams, in_cpp: bool = True
+) -> tuple[float, list[int]]:
+    """CPU seconds to search every state once (seed = its index) and the decisions made;
+    ``in_cpp=False``: the Python heuristic ranks and rolls out even on the C++ core."""
+    agent = ISMCTSAgent(params, heuristic=HeuristicAgent(in_cpp=in_cpp))
     decisions = []
     start = time.process_time()
     for i, (g, p) in enumerate(states):
@@ -91,9 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         for b in backends:
             seconds, chosen[label, b] = search(states[b], params)
             if b == "native" and rollout == "heuristic":  # the Python heuristic on the core
-                heuristic_agent.NATIVE_HEURISTIC = False
-                slow, _ = search(states[b], params)
-                heuristic_agent.NATIVE_HEURISTIC = True
+                slow, _ = search(states[b], params, in_cpp=False)
                 print(
                     f"{label:<14} {'native, Python heuristic':<7} {count * args.sims / slow:>8.0f} "
                     f"{1000 * slow / count:>12.1f}   (the C++ heuristic: {slow / seconds:.1f}x)"

@@ -20,9 +20,10 @@ import pstats
 import tempfile
 from pathlib import Path
 
-from perikles_env.training.config import load_config
-from perikles_env.training.config_files import find_config
-from perikles_env.training.train import train
+from perikles_env.evaluation.for_trainers import TOURNAMENT
+from perikles_env.jobs.config_files import find_config
+from perikles_env.training.ppo.config import load_config
+from perikles_env.training.ppo.train import train
 
 # Entry points whose cumulative time is the cost of one part of training: (part, file path
 # ending, function name). The parts under "env steps" are nested in it.
@@ -35,7 +36,7 @@ PARTS = (
     ("    heuristic opponents (all personalities)", "agents/heuristic/agent.py", "act_state"),
     ("    self-play snapshot opponents (network)", "agents/ppo.py", "act_state"),
     ("    learner observation (base + feature blocks)", "single_agent/env.py", "_observe"),
-    ("  env steps, native vector env (all of it)", "training/native_vec_env.py", "step_wait"),
+    ("  env steps, native vector env (all of it)", "training/ppo/native_vec_env.py", "step_wait"),
     ("    C++ steps (engine, native opponents, observation, features)", "vector/env.py", "step"),
     ("    self-play snapshot opponents (batched network)", "agents/ppo.py", "act_batch"),
     ("PPO update (MaskablePPO.train)", "ppo_mask/ppo_mask.py", "train"),
@@ -63,10 +64,10 @@ def profile(config_name: str, steps: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         profiler = cProfile.Profile()
         profiler.enable()
-        summary = train(config, Path(tmp) / "profile")
+        summary = train(config, Path(tmp) / "profile", evaluator=TOURNAMENT)
         profiler.disable()
     stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
-    total = cumulative(stats, "training/train.py", "learn")
+    total = cumulative(stats, "training/ppo/train.py", "learn")
     print(
         f"\n{config_name}: {summary['timesteps']:,} learner steps, "
         f"{summary['throughput']['learner_steps_per_s']:.0f} learner steps/s under the profiler"

@@ -52,10 +52,10 @@ def build(config_path: str, overrides: list[str], snapshots: Path | None) -> tup
     config's self-play pool holding two snapshots of the untrained model."""
     import torch
 
-    from perikles_env.training.checkpoints import save_model
-    from perikles_env.training.config import load_config
-    from perikles_env.training.selfplay import SelfPlayPool
-    from perikles_env.training.train import make_model, make_vec_env
+    from perikles_env.training.ppo.checkpoints import save_model
+    from perikles_env.training.ppo.config import load_config
+    from perikles_env.training.ppo.self_play_pool import SelfPlayPool
+    from perikles_env.training.ppo.train import make_model, make_vec_env
 
     config = load_config(config_path, overrides)
     torch.set_num_threads(config.train.torch_threads)

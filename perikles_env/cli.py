@@ -95,10 +95,10 @@ def command_line(prog: str, argv: Sequence[str] | None) -> str:
 
 # console script -> (module with main(), the extra it needs)
 TOOLS = {
-    "perikles-train": ("perikles_env.training.train", "train"),
+    "perikles-train": ("perikles_env.launch.ppo", "train"),
     "perikles-evaluate": ("perikles_env.evaluation.cli", "train"),
-    "perikles-train-rllib": ("perikles_env.training.rllib.train", "rllib"),
-    "perikles-search-train": ("perikles_env.training.expert.cli", "train"),
+    "perikles-train-rllib": ("perikles_env.launch.rllib", "rllib"),
+    "perikles-search-train": ("perikles_env.launch.expert", "train"),
 }
 
 

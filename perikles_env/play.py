@@ -36,7 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .agents import Agent, AgentError, game_for, make_agent, split_specs
+from .agents import Agent, AgentError, TableLoop, decide, make_agent, split_specs
+from .agents.table_loop import ENGINE
 from .cli import CliParser, non_negative_int, player_count, positive_int, seed
 from .engine import Game, GameConfig, Phase, new_game
 from .engine import actions as A
@@ -297,36 +298,37 @@ def play(
             names.append(agents[p].describe())
     game = new_game(GameConfig(num_players=players), seed=seed)
     rng = np.random.default_rng(seed)
-    actions: list[int] = []
     write(f"Perikles, {players} players, seed {seed}. You are p{seat}; "
           + ", ".join(f"p{p}={a.describe()}" for p, a in agents.items())
           + ". Type ? at any prompt for help.")
+    seen = 0
+
+    def you(game: Game, p: int, rng: np.random.Generator) -> int | None:
+        """The human's seat: the news since their last move, then their choice (None: quit)."""
+        nonlocal seen
+        seen = _write_events(game, seen, seat, write)
+        legal = game.legal_actions()
+        if auto is not None:
+            action: int | None = decide(auto, game, p, rng)
+        elif len(legal) == 1:
+            action = legal[0]
+            write(f"(your only choice here, taken: {describe_action(game, action, seat)})")
+        else:
+            action = choose(game, seat, read, write)
+        if action is not None:
+            write(f"p{seat} (you): {describe_action(game, action, seat)}")
+        return action
+
+    seats = [you if p == seat else agents[p] for p in range(players)]
+    loop = TableLoop(game, seats, rng, check=ENGINE, stop_at_truncation=False, keep_actions=True)
+    actions = loop.actions
 
     def save() -> None:
         if record:
             append_record(record, GameRecord(seed, players, names, actions), game)
 
-    seen = 0
     try:
-        while not game.is_terminal:
-            p = game.current
-            if p == seat:
-                seen = _write_events(game, seen, seat, write)
-                legal = game.legal_actions()
-                if auto is not None:
-                    action: int | None = auto.act_state(game_for(auto, game), p, rng)
-                elif len(legal) == 1:
-                    action = legal[0]
-                    write(f"(your only choice here, taken: {describe_action(game, action, seat)})")
-                else:
-                    action = choose(game, seat, read, write)
-                if action is None:
-                    break
-                write(f"p{seat} (you): {describe_action(game, action, seat)}")
-            else:
-                action = agents[p].act_state(game_for(agents[p], game), p, rng)
-            game.apply_action_checked(action)
-            actions.append(int(action))
+        loop.run()
     except (KeyboardInterrupt, EOFError) as exc:
         save()
         how = "Ctrl-C" if isinstance(exc, KeyboardInterrupt) else "Ctrl-D: end of input"
@@ -372,7 +374,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=positive_int, default=8000, help="with --web: its port")
     parser.add_argument("--allow-remote", action="store_true",
                         help="with --web: allow a --host that is not a loopback address")
+    parser.add_argument("--pace", type=float, default=None,
+                        help="with --web: seconds between two agent moves (default 0.8)")
     args = parser.parse_args(argv)
+    if args.pace is not None and not (args.web and 0 <= args.pace <= 60):
+        parser.error("--pace is for --web, 0 to 60 seconds")
     if args.web and (args.record or args.auto):
         parser.error("--record and --auto are for the terminal game (the web game keeps "
                      "its records in its games folder)")
@@ -391,7 +397,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .web.cli import play_web  # the web extra is loaded only for --web
 
             return play_web(args.players, args.seat, specs, args.seed, args.host, args.port,
-                            args.allow_remote)
+                            args.allow_remote, 0.8 if args.pace is None else args.pace)
         auto = make_agent(args.auto) if args.auto else None
         play(args.players, args.seat, specs, game_seed, auto=auto, record=args.record)
     except (AgentError, RecordError) as exc:

@@ -4,8 +4,6 @@
 #include <nanobind/stl/tuple.h>
 
 #include "bind/common.hpp"
-#include "features.hpp"
-#include "heuristic.hpp"
 
 namespace pk::bind {
 namespace {

@@ -1,5 +1,13 @@
-// Shared by the binding files of perikles_env._native (module.cpp lists them): the array
-// type, argument checks and `Engine`, one game as Python holds it.
+// native/bind/: the nanobind module perikles_env._native, the top floor of native/ (it may
+// include every other folder; nothing includes it). This header is its table of contents and
+// what the binding files share: the array type, argument checks and `Engine`, one game as
+// Python holds it.
+//
+//   module.cpp   the module: calls each file's bind_* function
+//   engine.cpp   `Engine` (one game, wrapped by engine/native.py), `encode`, `layout`
+//   vector.cpp   `VectorEnv` (wrapped by perikles_env/vector), handed players/'s heuristic
+//   agents.cpp   the heuristic player and the feature blocks on one Engine
+//   search.cpp   `Search` (driven by agents/search/puct.py)
 #pragma once
 
 #include <algorithm>
@@ -16,9 +24,9 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include "encoder.hpp"
-#include "game.hpp"
-#include "vector_env.hpp"
+#include "engine/game.hpp"
+#include "env/env.hpp"
+#include "players/players.hpp"
 
 namespace nb = nanobind;
 

@@ -2,7 +2,6 @@
 // caller-owned arrays, one thread at a time (a second gets RuntimeError, never waits), and
 // its selection rules as pure functions for tests. agents/search/puct.py drives it.
 #include "bind/common.hpp"
-#include "search.hpp"
 
 namespace pk::bind {
 namespace {

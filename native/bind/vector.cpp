@@ -3,8 +3,6 @@
 #include "bind/common.hpp"
 #include <nanobind/stl/tuple.h>
 
-#include "vector_env.hpp"
-
 namespace pk::bind {
 namespace {
 // (controller, then ai::Params' members in order): one opponent (vector_env.hpp).
@@ -15,6 +13,7 @@ struct PyVectorEnv {
   std::mutex busy;
   bool started = false;
   pk::VecBuffers out{};
+  std::vector<int32_t> actions;  // step's own copy of the caller's actions, taken under `busy`
   std::tuple<Array<int32_t>, Array<float, 2>, Array<int8_t, 2>, Array<float, 2>, Array<bool>,
              Array<bool>, Array<int32_t, 2>, Array<int32_t, 2>, Array<int32_t>, Array<int32_t>, Array<int32_t>>
       held;  // the arrays behind `out`, kept alive
@@ -39,7 +38,8 @@ struct PyVectorEnv {
     }
     try {
       return pk::VectorEnv(num_envs, std::move(counts), oracle, std::move(features), std::move(league),
-                           std::move(weights), same_table, seat, threads, max_decisions);
+                           std::move(weights), same_table, seat, threads, max_decisions,
+                           &pk::ai::score_actions);
     } catch (const std::invalid_argument& e) {
       throw nb::value_error(e.what());
     }
@@ -94,9 +94,11 @@ void bind_vector(nb::module_& m) {
       // -1 after stepping every game, or the first game whose action is illegal (none changed)
       .def("step", [](PyVectorEnv& v, Array<int32_t> actions) {
         auto lock = v.exclusive(true, actions.shape(0));
+        // checked and applied from the env's own copy: the caller's array may change meanwhile
+        v.actions.assign(actions.data(), actions.data() + actions.shape(0));
         nb::gil_scoped_release release;
-        int bad = v.env.first_illegal(actions.data());
-        if (bad < 0) v.env.step(actions.data(), v.out);
+        int bad = v.env.first_illegal(v.actions.data());
+        if (bad < 0) v.env.step(v.actions.data(), v.out);
         return bad;
       }, nb::arg("actions").noconvert())
       .def("random_actions", [](PyVectorEnv& v, Array<int32_t> out) {

@@ -3,7 +3,8 @@
 ``make_agent("heuristic:aggression=0.8")`` builds an agent from a registry spec; names:
 ``random``, ``heuristic``, ``ismcts``, ``ppo:<path>``. Every agent has
 ``act(observation, action_mask, rng) -> int``; engine-level agents also have
-``act_state(game, player, rng) -> int`` and see only what that player may know.
+``act_state(game, player, rng) -> int`` and see only what that player may know. Games
+between agents are played by the one table loop (``TableLoop``, ``decide``: table_loop.py).
 """
 
 from ..analysis.view import PlayerView
@@ -11,10 +12,12 @@ from .base import Agent, AgentError, game_for
 from .heuristic import HeuristicAgent, HeuristicParams
 from .random_agent import RandomAgent
 from .registry import agent_names, make_agent, parse_spec, register_agent, split_specs
+from .table_loop import Decision, TableLoop, decide
 
 __all__ = [
     "Agent",
     "AgentError",
+    "Decision",
     "HeuristicAgent",
     "HeuristicParams",
     "PlayerView",
@@ -24,5 +27,7 @@ __all__ = [
     "make_agent",
     "parse_spec",
     "register_agent",
+    "TableLoop",
+    "decide",
     "split_specs",
 ]

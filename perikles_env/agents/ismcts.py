@@ -16,8 +16,8 @@ shared tree keyed by action sequences on that sample:
   ``random``; -1 plays to the end), then ``leaf_value.leaf_values`` (exact win shares at
   the end, else a softmax of projected VP). The random rollout is
   ``legal[Rng(seed).randrange(len)]`` at every decision, forced ones included (they count
-  towards ``horizon``): on the C++ core it is one ``NativeGame.random_playout`` call, on
-  the Python engine the same policy in Python, so both backends play the same rollouts;
+  towards ``horizon``): the game's ``random_playout`` (one C++ call on the C++ core, the
+  same policy in Python on the Python engine), so both backends play the same rollouts;
 * decisions with a single legal action are applied without a tree node.
 
 The search reads the real game only through ``determinize`` and ``legal_actions`` of the
@@ -40,13 +40,13 @@ import numpy as np
 
 from ..analysis.leaf_value import leaf_values
 from ..analysis.params import HeuristicParams
-from ..engine.rng import Rng
 from ..errors import InvalidConfigError
 from .base import Agent
 from .heuristic.agent import HeuristicAgent
 
 if TYPE_CHECKING:
     from ..engine.game import Game
+    from ..engine.interface import GameInterface
 
 # (game, player, rng, record_events=None) -> a sample of the same engine (engine.determinize)
 Determinizer = Callable[..., "Game"]
@@ -120,11 +120,16 @@ class ISMCTSAgent(Agent):
     uses_state = True
 
     def __init__(
-        self, params: ISMCTSParams | None = None, determinize: Determinizer | None = None
+        self,
+        params: ISMCTSParams | None = None,
+        determinize: Determinizer | None = None,
+        heuristic: HeuristicAgent | None = None,
     ) -> None:
+        """``heuristic``: ranks the candidates and plays the heuristic rollouts (default:
+        the default personality, in C++ on a game of the C++ core)."""
         self.params = params or ISMCTSParams()
         self._determinize = determinize
-        self._heuristic = HeuristicAgent(HeuristicParams())
+        self._heuristic = heuristic or HeuristicAgent(HeuristicParams())
 
     def describe(self) -> str:
         defaults = asdict(ISMCTSParams())
@@ -220,20 +225,11 @@ class ISMCTSAgent(Agent):
         self._heuristic.playout(g, r.getrandbits(63), steps)
 
 
-def random_playout(g: Game, seed: int, max_decisions: int) -> int:
+def random_playout(g: GameInterface, seed: int, max_decisions: int) -> int:
     """Play ``legal[Rng(seed).randrange(len(legal))]`` until the end or ``max_decisions``
-    decisions (forced ones count); returns the decisions made. In one C++ call on a
-    ``NativeGame``, else the same policy in Python, so both engines play the same moves."""
-    native = getattr(g, "random_playout", None)
-    if native is not None:
-        return int(native(seed, max_decisions))
-    policy = Rng(seed)
-    made = 0
-    while made < max_decisions and not g.is_terminal:
-        legal = g.legal_actions()
-        g.apply_action(legal[policy.randrange(len(legal))])
-        made += 1
-    return made
+    decisions (forced ones count); returns the decisions made (``random_playout`` of the
+    game: one C++ call on the C++ core, the same moves on the Python engine)."""
+    return g.random_playout(seed, max_decisions)
 
 
 def _visits(node: Node, action: int) -> int:

@@ -1,5 +1,6 @@
-"""The tie-breaking contract that the Python heuristic and the C++ one (``native/analysis.hpp``)
-both follow, so that they choose the same action for the same state and generator.
+"""The tie-breaking contract that the Python heuristic and the C++ one
+(``native/analysis/analysis.hpp``) both follow, so that they choose the same action for the same
+state and generator.
 
 Per decision with more than one legal action, the caller's generator gives one 64-bit seed
 (``draw_seed``); everything random in the choice then comes from ``SplitMix64(seed)``

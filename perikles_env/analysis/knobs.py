@@ -3,7 +3,7 @@
 The heuristic's ``HeuristicParams`` and the search's ``SearchParams`` are frozen dataclasses
 whose fields are declared with ``knob(...)``; everything else is derived from those fields:
 the dataclass's own check (``check_knobs``: one ``InvalidConfigError`` naming the field),
-the C++ structs (``scripts/gen_params.py`` writes ``native/generated/params.hpp``), the
+the C++ structs (``scripts/gen_params.py`` writes ``native/engine/generated/params.hpp``), the
 expert config's pydantic section and so the configs' JSON Schema (``pydantic_field``), and
 the parameter tables of docs/agents.md (``markdown_table``). Standard library only, so the
 analysis layer can hold it.

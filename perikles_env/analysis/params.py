@@ -1,5 +1,5 @@
 """Personality parameters of the heuristic player: declared here once (``knob``), with the
-C++ struct (native/generated/params.hpp), the vector env's opponent tuples and the table of
+C++ struct (native/engine/generated/params.hpp), the vector env's opponent tuples and the table of
 docs/agents.md derived from this declaration."""
 
 from __future__ import annotations

@@ -10,7 +10,8 @@
 
 from .actions import NUM_ACTIONS, action_to_str
 from .factory import load_game, new_game
-from .game import MAX_GAME_DECISIONS, Game
+from .game import Game
+from .interface import MAX_GAME_DECISIONS, GameInterface
 from .invariants import InvariantError, check_invariants
 from .phases import Phase
 from .state import GameConfig
@@ -20,6 +21,7 @@ __all__ = [
     "MAX_GAME_DECISIONS",
     "Game",
     "GameConfig",
+    "GameInterface",
     "InvariantError",
     "Phase",
     "action_to_str",

@@ -15,20 +15,24 @@ The player's own cities (and the Persian counters for a Persian leader, shared w
 co-leaders) keep their true strengths. Each sample is a uniform shuffle within these
 constraints ("uniform-ish": no weighting by how likely opponents' past choices were).
 
-On a ``NativeGame`` the C++ core samples (``Game::determinize`` in native/engine.hpp): the
-same draws of the same SplitMix64 stream in the same order as the code below, so the same
-seed gives the same sample on either backend (tests/native/test_native_determinize.py).
+On a ``NativeGame`` the C++ core samples (``Game::determinize`` in
+native/engine/determinize.cpp): the same draws of the same SplitMix64 stream in the same order
+as the code below, so the same seed gives the same sample on either backend
+(tests/native/test_native_determinize.py).
 """
 
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import data as D
-from .game import Game
 from .information import known_cities, revealed_slot
 from .rng import Rng
+
+if TYPE_CHECKING:  # ``Game.determinized`` calls ``resample``
+    from .game import Game
+    from .interface import GameInterface
 
 # ``known_cities`` and ``revealed_slot`` live in ``information``; importable from here too.
 __all__ = ["determinize", "known_cities", "revealed_slot", "seed_from"]
@@ -48,7 +52,9 @@ def seed_from(rng: Any) -> int:
     raise TypeError(f"cannot draw a seed from {type(rng).__name__}")
 
 
-def determinize(game: Game, player: int, rng: Any, record_events: bool | None = None) -> Game:
+def determinize(
+    game: GameInterface, player: int, rng: Any, record_events: bool | None = None
+) -> GameInterface:
     """A copy of ``game`` with everything hidden from ``player`` (a seat, 0..n-1)
     resampled; a game of the same backend. ``rng``: see ``seed_from``. ``record_events``:
     whether the copy logs events (None: as ``game``; searches turn it off)."""
@@ -57,9 +63,12 @@ def determinize(game: Game, player: int, rng: Any, record_events: bool | None = 
         raise ValueError(f"determinize: player {player} is not a seat of this {game.n}-player game")
     seed = seed_from(rng)
     record = game.record if record_events is None else bool(record_events)
-    native = getattr(game, "_determinized", None)  # a NativeGame: sampled in C++
-    if native is not None:
-        return native(player, seed, record)  # type: ignore[no-any-return]
+    return game.determinized(player, seed, record)
+
+
+def resample(game: Game, player: int, seed: int, record: bool) -> Game:
+    """The Python engine's sample (``Game.determinized``): a clone with the hidden facts of
+    ``player`` resampled from ``Rng(seed)``; arguments checked by ``determinize``."""
     r = Rng(seed)
     g: Game = game.clone()
     _resample_specials(g, player, r)

@@ -1,6 +1,7 @@
 """Which engine a new or loaded game runs on: the C++ core (``native.py``) or the Python
-reference (``game.py``). This module sits above both, so neither imports the other's
-chooser; ``backend.py`` resolves the ``backend`` option.
+reference (``game.py``), siblings behind one ``interface.GameInterface``. This module sits
+above both, so neither imports the other's chooser; ``backend.py`` resolves the
+``backend`` option.
 
 >>> from perikles_env.engine import GameConfig, new_game
 >>> g = new_game(GameConfig(num_players=3), seed=1, backend="python")
@@ -10,16 +11,20 @@ chooser; ``backend.py`` resolves the ``backend`` option.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .backend import use_native
 from .game import Game, checked_seed
+from .interface import GameInterface
 from .state import GameConfig
+
+if TYPE_CHECKING:
+    from .native import NativeGame
 
 
 def new_game(
     config: GameConfig | None = None, seed: int | None = 0, backend: str | None = None
-) -> Game:
+) -> GameInterface:
     """A new game. ``seed`` is an int in 0..2**64-1, or None for a fresh random seed;
     ``backend`` is "python" (the reference engine), "native" (the C++ core, an error if not
     built), "auto" (native when built, else Python with one warning) or None
@@ -34,7 +39,7 @@ def new_game(
     return new_native(config, seed)
 
 
-def load_game(d: dict[str, Any], backend: str | None = None) -> Game:
+def load_game(d: dict[str, Any], backend: str | None = None) -> GameInterface:
     """The state ``Game.to_dict`` wrote, validated (``InvalidStateError`` names a bad field),
     on the chosen backend (see ``new_game``)."""
     if not use_native(backend):
@@ -42,3 +47,12 @@ def load_game(d: dict[str, Any], backend: str | None = None) -> Game:
     from .native import NativeGame
 
     return NativeGame.from_dict(d)
+
+
+def on_native_core(game: GameInterface) -> NativeGame:
+    """``game`` on the C++ core, for the C++ search: itself, or a validated C++ copy of a
+    Python game (ImportError when the core is not built). Here, above both engines, since
+    the Python engine does not import the C++ one."""
+    from .native import NativeGame
+
+    return game if isinstance(game, NativeGame) else NativeGame.from_dict(game.to_dict())

@@ -10,42 +10,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import IllegalActionError, InvalidConfigError
+from ..errors import InvalidConfigError
 from . import actions as A
 from . import data as D
 from . import queries as Q
 from .combat import CombatRules
 from .influence import InfluenceRules
+from .interface import GameInterface, as_int
 from .military import MilitaryRules
 from .phases import Phase
 from .rng import Rng
 from .state import NUM_BOXES, GameConfig, checked_index
 
-# Declared maximum number of decisions (apply_action calls) in one game, checked by the
-# random-play harness (tests/engine/test_random_play.py). Measured maxima: 401 / 488 / 510
-# for 3 / 4 / 5 players over 10,000 uniform-random games each (means 302 / 361 / 360), and
-# 608 / 741 / 761 over 100 games of a policy that always asks permission and is always
-# denied (B.7.8). 1000 leaves about 2x margin over random play. It is not a proven bound: a
-# player may repeat denied permission requests for every (slot, city) pair of every commit
-# step, which could in theory reach ~6,000: a game that reaches it unfinished is *truncated*
-# (``Game.is_truncated``); the environments and the evaluator record it as such.
-MAX_GAME_DECISIONS = 1000
 _SEED_LIMIT = 1 << 64  # Rng state is 64 bits: seeds are 0 <= seed < 2**64
-
-
-def _as_int(value: Any) -> int | None:
-    """An integer-like scalar (numpy integers) as an int; None for anything else."""
-    try:
-        return None if isinstance(value, bool) else value.__index__()
-    except (AttributeError, TypeError):
-        return None
 
 
 def checked_seed(seed: Any) -> int | None:
     """``seed`` as an int in 0..2**64-1 (numpy integers accepted), or None."""
     if seed is None:
         return None
-    value = _as_int(seed) if getattr(seed, "ndim", 0) == 0 else None
+    value = as_int(seed) if getattr(seed, "ndim", 0) == 0 else None
     if value is None:
         raise InvalidConfigError(f"seed must be an int or None, got {seed!r}")
     if not 0 <= value < _SEED_LIMIT:
@@ -53,8 +37,10 @@ def checked_seed(seed: Any) -> int | None:
     return value
 
 
-class Game(InfluenceRules, MilitaryRules, CombatRules):
-    """A game of Perikles for 3-5 players. All chance comes from ``self.rng``."""
+class Game(InfluenceRules, MilitaryRules, CombatRules, GameInterface):
+    """A game of Perikles for 3-5 players on the Python engine, the readable reference
+    (``GameInterface``: the API it shares with ``NativeGame``). All chance comes from
+    ``self.rng``."""
 
     __slots__ = ()
 
@@ -151,24 +137,6 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
 
     # ---- the decision API ----------------------------------------------------------------
 
-    @property
-    def num_players(self) -> int:
-        return self.n
-
-    @property
-    def current_player(self) -> int | None:
-        return None if self.phase == Phase.GAME_OVER else self.current
-
-    @property
-    def is_terminal(self) -> bool:
-        return self.phase == Phase.GAME_OVER
-
-    @property
-    def is_truncated(self) -> bool:
-        """Unfinished after ``MAX_GAME_DECISIONS`` decisions: the environments and the
-        evaluator stop such a game and record it as truncated (no winner)."""
-        return self.decisions >= MAX_GAME_DECISIONS and self.phase != Phase.GAME_OVER
-
     def legal_actions(self) -> list[int]:
         """Sorted legal action ids for ``current_player``; empty only when terminal."""
         return _LEGAL[self.phase](self)
@@ -187,31 +155,6 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
         _APPLY[self.phase](self, action)
         self.decisions += 1
 
-    def apply_action_checked(self, action: Any) -> None:
-        """Apply an action after validating it; raises IllegalActionError, state unchanged."""
-        if isinstance(action, bool) or not isinstance(action, int):
-            if getattr(action, "ndim", 0) == 0 and _as_int(action) is not None:
-                action = _as_int(action)  # numpy integers
-            else:
-                reason = f"action must be an int, got {type(action).__name__}"
-                raise self.illegal_action_error(action, reason)
-        if self.is_terminal:
-            raise self.illegal_action_error(action, "the game is over")
-        if not 0 <= action < A.NUM_ACTIONS:
-            reason = f"action id out of range 0..{A.NUM_ACTIONS - 1}"
-            raise self.illegal_action_error(action, reason)
-        if not self.is_legal(action):
-            raise self.illegal_action_error(action, "not legal now")
-        self.apply_action(action)
-
-    def illegal_action_error(self, action: Any, reason: str) -> IllegalActionError:
-        """The typed error for ``action`` in this state (phase, player, legal list), with
-        ``reason``; for adapters that refuse an action before it reaches the engine."""
-        player = self.current_player
-        text = self.action_to_str(action) if type(action) is int else repr(action)
-        legal = [] if self.is_terminal else self.legal_actions()
-        return IllegalActionError(self.phase.name, player, action, text, legal, reason)
-
     def _is_legal_commit(self, action: int) -> bool:
         if A.PLACE <= action < A.SPEND_CUBE:
             rest, side = divmod(action - A.PLACE, 2)
@@ -220,10 +163,6 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
                 return False
             return Q.class_placement_status(self, self.step_player, klass, slot, side) > 0
         return action in self._legal_commit()
-
-    def action_to_str(self, action: int) -> str:
-        actor = self.current if self.current >= 0 else None
-        return A.action_to_str(action, actor, self.n)
 
     @property
     def event_log(self) -> list[tuple[Any, ...]]:
@@ -299,28 +238,11 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
         """Highest score; ties broken by location VP, then statue count, then shared."""
         return Q.winners_of(self.ranking_keys())
 
-    def ranks(self) -> list[float]:
-        """Rank per seat, 1 = best; tied seats share the mean of their places (B.10)."""
-        return Q.fractional_ranks(self.ranking_keys())
-
-    def win_shares(self) -> list[float]:
-        """1/k to each of the k winners, 0 to the others (an all-way tie: 1/n each)."""
-        return Q.win_shares(self.winners(), self.n)
-
-    def win_rewards(self) -> list[float]:
-        """Zero-sum: winners share +1, the others -1; an all-way tie is 0 for everyone."""
-        return Q.win_rewards(self.winners(), self.n)
-
     # ---- rule queries about this state (queries.py; answered in C++ on a NativeGame) -------
-
-    def _seat_arg(self, player: Any) -> int:
-        if not isinstance(player, int) or not 0 <= player < self.n:
-            raise ValueError(f"player must be a seat in 0..{self.n - 1}, got {player!r}")
-        return player
 
     def _query(self, name: str, *args: Any) -> Any:
         """The Python reference's answer (``queries.py``) to rule query ``name``, arguments
-        checked (a ``NativeGame`` overrides each query method to ask its C++ core)."""
+        checked (a ``NativeGame`` asks its C++ core instead)."""
         return _REFERENCE[name](self, *args)
 
     def military_knowledge(self, player: int) -> Q.MilitaryKnowledge:
@@ -371,13 +293,50 @@ class Game(InfluenceRules, MilitaryRules, CombatRules):
         slot = checked_index("slot", slot, D.LOCATION_SLOTS)
         return self._query("predicted_rounds", slot)  # type: ignore[no-any-return]
 
-    # ---- invariants (docs/rules.md Appendix 2) --------------------------------------------------
+    # ---- what searches need (the C++ players and encoder are the NativeGame's) ------------
 
-    def check_invariants(self) -> None:
-        """Raise AssertionError-free RuntimeError describing the first broken invariant."""
-        from .invariants import check_invariants
+    def determinized(self, player: int, seed: int, record: bool) -> Game:
+        from .determinize import resample
 
-        check_invariants(self)
+        return resample(self, player, seed, record)
+
+    def random_playout(self, seed: int, max_decisions: int = 1 << 62) -> int:
+        policy = Rng(seed)
+        made = 0
+        while made < max_decisions and self.phase != Phase.GAME_OVER:
+            legal = self.legal_actions()
+            self.apply_action(legal[policy.randrange(len(legal))])
+            made += 1
+        return made
+
+    def to_python(self) -> Game:
+        return self.clone()  # type: ignore[no-any-return]
+
+    def heuristic_decide(
+        self, player: int, params: tuple[float, ...], seed: Callable[[], int]
+    ) -> int | None:
+        return None
+
+    def heuristic_scores(self, player: int, params: tuple[float, ...]) -> list[float] | None:
+        return None
+
+    def heuristic_playout(self, params: tuple[float, ...], seed: int, horizon: int) -> int | None:
+        return None
+
+    def encode_natively(
+        self,
+        player: int,
+        out: Any,
+        oracle: bool = False,
+        blocks: tuple[tuple[Callable[..., Any], int], ...] = (),
+    ) -> bool:
+        return False
+
+    def legal_mask(self, out: Any) -> None:
+        mask = memoryview(out).cast("B")
+        mask[:] = bytes(len(mask))
+        for action in self.legal_actions():
+            mask[action] = 1
 
 
 def _slot_side(slot: int, side: int) -> tuple[int, int]:

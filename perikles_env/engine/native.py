@@ -1,18 +1,21 @@
 """``NativeGame``: a game whose state lives in the C++ core (``perikles_env._native``, from
 ``native/``); ImportError when it is not built. ``engine.new_game`` chooses the engine.
 
-It reads like a ``Game`` (every field and query, the same answers: tests/native proves it)
-but is read-only (``readonly.py``): its state changes only through ``apply_action``, fields
-are immutable snapshots copied out of C++ once per decision, and a write or the Python rule
-code raises ``ReadOnlyStateError``. A scenario is built on a Python ``Game`` (scripted dice
-in ``forced_dice``) and loaded with ``NativeGame.from_python`` or ``from_dict``, which run
-the Python engine's full validation first: the core never holds a state it would refuse.
+It is the Python ``Game``'s sibling: both implement ``interface.GameInterface`` (every field
+and query, the same answers: tests/native proves it), and it adds the C++ players and
+encoder behind the interface's hooks. It is read-only (``readonly.py``): its state changes
+only through ``apply_action``, fields are immutable snapshots copied out of C++ once per
+decision, and a write or a name of the Python rule code raises ``ReadOnlyStateError``. A
+scenario is built on a Python ``Game`` (scripted dice in ``forced_dice``) and loaded with
+``NativeGame.from_python`` or ``from_dict``, which run the Python engine's full validation
+first: the core never holds a state it would refuse.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CoreFailureError, ReadOnlyStateError
 from . import actions as A
@@ -21,10 +24,18 @@ from .events import extend_log
 from .extension import load_extension
 from .game import Game, checked_seed
 from .influence import InfluenceRules
+from .interface import GameInterface
 from .military import MilitaryRules
 from .phases import Phase
 from .queries import MilitaryKnowledge
-from .readonly import HOW_TO_EDIT, FrozenList, SnapshotField, frozen_rng, refuse_rule_code
+from .readonly import (
+    HOW_TO_EDIT,
+    FrozenList,
+    SnapshotField,
+    frozen_rng,
+    rule_code_error,
+    rule_code_names,
+)
 from .rng import Rng
 from .state import STATE_FIELDS, GameConfig, GameState, RulesBase
 
@@ -38,10 +49,27 @@ if _NAMES != (*(f for f in STATE_FIELDS if f != "events"), "rng"):
 
 
 _PHASES, _GAME_OVER, _NUM_ACTIONS = tuple(Phase), int(Phase.GAME_OVER), A.NUM_ACTIONS
+_SEED_MASK = (1 << 64) - 1
 
 
-class NativeGame(Game):
-    """A ``Game`` on the C++ core: same API and answers, read-only state (module doc)."""
+def _cpp_query(name: str) -> Any:
+    """Rule query ``name`` answered by the core, which checks every argument: one it cannot
+    take is the ValueError the Python engine's checks raise."""
+    method = getattr(_native.Engine, name)
+
+    def query(self: NativeGame, *args: Any) -> Any:
+        try:
+            return method(self._c, *args)
+        except TypeError:
+            raise ValueError(f"{name}: arguments out of range: {args!r}") from None
+
+    query.__name__ = name
+    return query
+
+
+class NativeGame(GameInterface):
+    """A game on the C++ core: the ``GameInterface`` of the Python ``Game`` with the same
+    answers, read-only state (module doc)."""
 
     __slots__ = ("_c", "_prefix", "_decoded", "__dict__")  # __dict__: this decision's copies
     _c: Any
@@ -55,6 +83,14 @@ class NativeGame(Game):
 
     def __delattr__(self, name: str) -> None:
         self.__setattr__(name, None)  # the same refusal for state fields
+
+    if not TYPE_CHECKING:  # (hidden from mypy, which would then accept any attribute)
+
+        def __getattr__(self, name: str) -> Any:
+            """Only for names a NativeGame lacks: the Python rule code is refused by name."""
+            if name in _RULE_CODE:
+                raise rule_code_error(name)
+            raise AttributeError(f"'NativeGame' object has no attribute {name!r}")
 
     @property
     def phase(self) -> Phase:  # type: ignore[override]
@@ -82,7 +118,7 @@ class NativeGame(Game):
         return frozen_rng(self._c.get(_RNG_ID))
 
     @property
-    def core(self) -> Any:  # the C++ engine object (the encoder and vector env read it)
+    def core(self) -> Any:  # the C++ engine object (the C++ search and vector env read it)
         return self._c
 
     # ---- the decision API ----
@@ -114,29 +150,70 @@ class NativeGame(Game):
     def random_playout(self, seed: int, max_decisions: int = 1 << 62) -> int:
         """Uniform random play (policy ``Rng(seed)``) in C++; returns the decisions made."""
         self.__dict__.clear()
-        return int(self._c.random_playout(int(seed) & (1 << 64) - 1, max_decisions))
+        return int(self._c.random_playout(int(seed) & _SEED_MASK, max_decisions))
+
+    def clone(self) -> NativeGame:
+        return wrap_engine(self._c.clone(), self._prefix)
+
+    def determinized(self, player: int, seed: int, record: bool) -> NativeGame:  # in C++
+        return wrap_engine(self._c.determinize(player, seed & _SEED_MASK, record), self._prefix)
+
+    # ---- the C++ players and encoder (native/heuristic.hpp, native/encoder.hpp) ----
+
+    def heuristic_decide(
+        self, player: int, params: tuple[float, ...], seed: Callable[[], int]
+    ) -> int:
+        return int(_native.heuristic_decide(self._c, player, params, seed()))
+
+    def heuristic_scores(self, player: int, params: tuple[float, ...]) -> list[float]:
+        return list(_native.heuristic_scores(self._c, player, params))
 
     def heuristic_playout(self, params: tuple[float, ...], seed: int, horizon: int) -> int:
         """The heuristic (``params`` in ``HeuristicParams.names()`` order) plays every seat
         for ``horizon`` unforced decisions (-1: to the end), in C++ (IS-MCTS rollouts)."""
         self.__dict__.clear()
-        return int(_native.heuristic_playout(self._c, params, int(seed) & (1 << 64) - 1, horizon))
+        return int(_native.heuristic_playout(self._c, params, int(seed) & _SEED_MASK, horizon))
 
-    def clone(self) -> NativeGame:
-        return wrap_engine(self._c.clone(), self._prefix)
-
-    def _determinized(self, player: int, seed: int, record: bool) -> NativeGame:  # in C++
-        return wrap_engine(self._c.determinize(player, seed & (1 << 64) - 1, record), self._prefix)
+    def encode_natively(
+        self,
+        player: int,
+        out: Any,
+        oracle: bool = False,
+        blocks: tuple[tuple[Callable[..., Any], int], ...] = (),
+    ) -> bool:
+        c = self._c
+        if not blocks:
+            _native.encode(c, player, out, oracle)
+            return True
+        start = _native.ORACLE_SIZE if oracle else _native.OBS_SIZE
+        _native.encode(c, player, out[:start], oracle)
+        for write, length in blocks:
+            write(c, player, out[start : start + length])
+            start += length
+        return True
 
     # ---- rule queries: straight to C++ (its checks raise the Python engine's ValueError) ----
 
     def military_knowledge(self, player: int) -> MilitaryKnowledge:
-        return MilitaryKnowledge(*_cpp_query("military_knowledge")(self, player))
+        return MilitaryKnowledge(*_MILITARY_KNOWLEDGE(self, player))
 
     def placement_targets(
         self, p: int, x: int, first: bool = False, skip_hoplite_only: bool = False
     ) -> list[tuple[int, int, int]]:
         return _PLACEMENT_TARGETS(self, p, x, first, skip_hoplite_only)  # type: ignore[no-any-return]
+
+    placement_status = _cpp_query("placement_status")
+    class_placement_status = _cpp_query("class_placement_status")
+    proposals = _cpp_query("proposals")
+    assassination_targets = _cpp_query("assassination_targets")
+    plague_losses = _cpp_query("plague_losses")
+    election_outcome = _cpp_query("election_outcome")
+    location_vp = _cpp_query("location_vp")
+    statue_count = _cpp_query("statue_count")
+    statue_vp = _cpp_query("statue_vp")
+    cube_vp = _cpp_query("cube_vp")
+    round_strengths = _cpp_query("round_strengths")
+    predicted_rounds = _cpp_query("predicted_rounds")
 
     def scores(self) -> list[int]:
         return self._c.scores()  # type: ignore[no-any-return]
@@ -197,29 +274,10 @@ for _fid, _name in enumerate(_NAMES):
         setattr(NativeGame, _name, SnapshotField(_name, _fid))
 _READ_ONLY = frozenset((*STATE_FIELDS, "rng"))
 
-
-def _cpp_query(name: str) -> Any:
-    """Rule query ``name`` answered by the core, which checks every argument: one it cannot
-    take is the ValueError the Python engine's checks raise."""
-    method = getattr(_native.Engine, name)
-
-    def query(self: NativeGame, *args: Any) -> Any:
-        try:
-            return method(self._c, *args)
-        except TypeError:
-            raise ValueError(f"{name}: arguments out of range: {args!r}") from None
-
-    query.__name__ = name
-    return query
-
-
+_MILITARY_KNOWLEDGE = _cpp_query("military_knowledge")
 _PLACEMENT_TARGETS = _cpp_query("placement_targets")
-for _name in ("placement_status", "class_placement_status", "proposals", "assassination_targets",
-              "plague_losses", "election_outcome", "location_vp", "statue_count", "statue_vp",
-              "cube_vp", "round_strengths", "predicted_rounds"):
-    setattr(NativeGame, _name, _cpp_query(_name))
-refuse_rule_code(NativeGame, (RulesBase, InfluenceRules, MilitaryRules, CombatRules, Game),
-                 keep={*vars(NativeGame), "_seat_arg"})
+# The Python engine's rule code (its private methods), refused by name on a NativeGame.
+_RULE_CODE = rule_code_names((RulesBase, InfluenceRules, MilitaryRules, CombatRules, Game))
 
 
 _set_c, _set_prefix, _set_decoded = (vars(NativeGame)[k].__set__ for k in NativeGame.__slots__[:3])

@@ -1,11 +1,11 @@
 """What makes a ``NativeGame`` read-only: immutable snapshots of its fields and RNG, and
-the refusal of the Python engine's rule code, each with one typed error that names the way
-to build a scenario (``ReadOnlyStateError``). Kept apart from ``native.py`` so that the
-refusals are declared in one place and need no C++ build to test."""
+the refusal of the Python engine's rule code (by name: a NativeGame does not inherit it),
+each with one typed error that names the way to build a scenario (``ReadOnlyStateError``).
+Kept apart from ``native.py`` so that the refusals are declared in one place and need no
+C++ build to test."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ..errors import ReadOnlyStateError
@@ -50,8 +50,21 @@ class FrozenRng(Rng):
     _state: int
 
     @property
-    def state(self) -> int:  # type: ignore[override]
+    def state(self) -> int:
         return self._state
+
+    @state.setter
+    def state(self, value: int) -> None:
+        refuse()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        refuse()
+
+    def __delattr__(self, name: str) -> None:
+        refuse()
+
+    def __reduce__(self) -> tuple[Any, ...]:  # copies and pickles: another frozen snapshot
+        return (frozen_rng, (self._state,))
 
     def next64(self) -> int:
         refuse()
@@ -80,28 +93,24 @@ class SnapshotField:
 
 def frozen_rng(state: int) -> FrozenRng:
     r = object.__new__(FrozenRng)
-    r._state = state
+    object.__setattr__(r, "_state", state)
     return r
 
 
-def rule_code_refused(name: str) -> Callable[..., Any]:
-    """A stand-in for the Python rule method ``name`` that refuses to run."""
-
-    def refused(self: Any, *args: Any, **kwargs: Any) -> Any:
-        raise ReadOnlyStateError(
-            f"{name} is the Python engine's rule code and cannot run over a NativeGame's "
-            f"C++ state: {HOW_TO_EDIT}"
-        )
-
-    refused.__name__ = name
-    return refused
+def rule_code_names(rules: tuple[type, ...]) -> frozenset[str]:
+    """The private methods of ``rules`` (the Python engine's rule code): names a NativeGame
+    does not have and refuses by name (``rule_code_error``) rather than as unknown."""
+    return frozenset(
+        name
+        for rule_class in rules
+        for name, value in vars(rule_class).items()
+        if name.startswith("_") and not name.startswith("__") and callable(value)
+    )
 
 
-def refuse_rule_code(cls: type, rules: tuple[type, ...], keep: set[str]) -> None:
-    """Give ``cls`` a refusing stand-in for every private method of ``rules`` (the rule
-    code) except the names in ``keep`` (argument checks and what ``cls`` defines)."""
-    for rule_class in rules:
-        for name, value in vars(rule_class).items():
-            private = name.startswith("_") and not name.startswith("__")
-            if private and callable(value) and name not in keep:
-                setattr(cls, name, rule_code_refused(name))
+def rule_code_error(name: str) -> ReadOnlyStateError:
+    """The refusal of the Python rule method ``name`` over a NativeGame's C++ state."""
+    return ReadOnlyStateError(
+        f"{name} is the Python engine's rule code and cannot run over a NativeGame's "
+        f"C++ state: {HOW_TO_EDIT}"
+    )

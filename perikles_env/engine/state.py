@@ -1,5 +1,7 @@
 """Game state: ints and flat lists in one ``__slots__`` class, a hand-written clone and an
-exact JSON round trip. The rules live in the mixins that subclass it.
+exact JSON round trip. ``GameState`` declares the fields (either engine reads them),
+``PythonState`` stores them for the Python engine; the rules live in the mixins that
+subclass it.
 
 Layout conventions (all indices documented once, here):
 
@@ -23,6 +25,7 @@ from typing import Any
 from ..errors import InvalidConfigError
 from . import data as D
 from . import schema as S
+from .generated_state import StateFields
 from .information import controlled_cities
 from .phases import Phase
 from .rng import Rng
@@ -55,82 +58,13 @@ class GameConfig:
 STATE_FIELDS = S.STATE_FIELD_NAMES
 
 
-class GameState:
-    __slots__ = STATE_FIELDS + ("rng",)
+class GameState(StateFields):
+    """The fields of a game (declared in ``schema.py``; their types in ``StateFields``,
+    generated from it) and what only reads them: readable on either engine (the Python
+    ``Game`` stores them in slots, a ``NativeGame`` reads them out of C++).
+    ``interface.GameInterface`` builds on it."""
 
-    n: int
-    record: bool
-    rng: Rng
-    phase: Phase
-    turn: int
-    current: int  # seat to decide, -1 when terminal
-    forced_dice: list[int]  # scripted d6 faces consumed before the RNG (tests)
-    supply: list[int]
-    cubes: list[int]
-    cand: list[int]
-    leader: list[int]
-    persian: int  # bitmask of Persian leaders
-    statues: list[int]
-    defeats: list[int]
-    influence_deck: list[int]
-    display: list[int]
-    held2: list[int]
-    held1: list[int]
-    colours_taken: list[int]
-    first_player: int
-    commit_first: int
-    last_athens: int
-    special: list[int]  # unused special tile per player, -1 if none
-    special_played: list[int]  # player who played each special tile, or -1
-    unseen_specials: list[int]  # never dealt; hidden from everyone
-    loc_deck: list[int]
-    loc_display: list[int]
-    loc_claim: list[int]  # bitmask of players who won each location tile
-    loc_done: list[int]  # 1 once a location tile has been resolved (claimed or not)
-    stack: list[int]
-    pool: list[int]
-    dead: list[int]
-    at: list[int]
-    main: list[int]
-    side_cities: list[int]
-    war: list[int]
-    ally: list[int]
-    perm: list[int]
-    denied: list[int]
-    setup_done: int
-    picks_done: int
-    pick_special_done: bool
-    pick_slot: int
-    alki: list[int]  # [first city, first owner, return-to (0 pick, 1 after tile)]
-    propose_cursor: int
-    dp_queue: list[int]  # flattened (player, city) pairs for dead-pool recovery
-    dp_index: int
-    commit_cursor: int
-    step_player: int
-    step_normal: int
-    step_spend: int
-    step_extra: int
-    step_closed: bool
-    pending: list[int]  # permission request: [class, slot, side], or []
-    b_slot: int
-    b_round: int
-    b_stage: int
-    b_tokens: list[int]
-    b_head: int
-    b_double: bool
-    b_offers: list[int]
-    b_loser: int
-    b_cas: list[int]  # tied casualty cities (classes) awaiting the main player's choice
-    events: list[tuple[Any, ...]]
-    decisions: int  # apply_action calls so far (Game.is_truncated, MAX_GAME_DECISIONS)
-
-    # ---- copying -------------------------------------------------------------------
-
-    def clone(self) -> Any:
-        """Independent copy: scalars shared, lists copied one level deep (their items are
-        ints or immutable tuples). Straight-line code generated from ``STATE_FIELDS`` (see
-        ``_make_clone``): ~2.5x faster than a getattr loop, far faster than deepcopy."""
-        return _clone(self)
+    __slots__ = ()
 
     # ---- serialisation -------------------------------------------------------------
 
@@ -149,45 +83,15 @@ class GameState:
         out["rng"] = self.rng.state
         return out
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Any:
-        """The state ``to_dict`` wrote, validated first (``validate.py``): bad input raises
-        ``InvalidStateError`` naming the field and builds nothing."""
-        check_fields(d, STATE_FIELDS)
-        g = object.__new__(cls)
-        for name in STATE_FIELDS:
-            value = d[name]
-            if name == "phase":
-                value = Phase[value]
-            elif name == "events":
-                value = [tuple(e) for e in value]
-            elif isinstance(value, list):
-                value = value[:]
-            object.__setattr__(g, name, value)
-        g.rng = Rng(d["rng"])
-        check_state(g)  # type: ignore[arg-type]  # cls is Game: the checks query the rules
-        return g
-
     def config(self) -> GameConfig:
         return GameConfig(num_players=self.n, record_events=self.record)
 
     def config_dict(self) -> dict[str, Any]:
         return asdict(self.config())
 
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        assert isinstance(other, GameState)
-        return all(getattr(self, f) == getattr(other, f) for f in STATE_FIELDS) and (
-            self.rng == other.rng
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
 
 def _classify() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    hints = GameState.__annotations__
-    lists = tuple(f for f in STATE_FIELDS if str(hints[f]).startswith("list"))
+    lists = tuple(f.name for f in S.FIELDS if f.kind in S.LIST_KINDS)
     scalars = tuple(f for f in STATE_FIELDS if f not in lists)
     return scalars, lists
 
@@ -218,7 +122,50 @@ def checked_index(name: str, value: Any, size: int) -> int:
     return value
 
 
-class RulesBase(GameState):
+class PythonState(GameState):
+    """The Python engine's storage of the fields: one slot each, a clone, the loader."""
+
+    __slots__ = STATE_FIELDS + ("rng",)
+
+    # ---- copying -------------------------------------------------------------------
+
+    def clone(self) -> Any:
+        """Independent copy: scalars shared, lists copied one level deep (their items are
+        ints or immutable tuples). Straight-line code generated from ``STATE_FIELDS`` (see
+        ``_make_clone``): ~2.5x faster than a getattr loop, far faster than deepcopy."""
+        return _clone(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Any:
+        """The state ``to_dict`` wrote, validated first (``validate.py``): bad input raises
+        ``InvalidStateError`` naming the field and builds nothing."""
+        check_fields(d, STATE_FIELDS)
+        g = object.__new__(cls)
+        for name in STATE_FIELDS:
+            value = d[name]
+            if name == "phase":
+                value = Phase[value]
+            elif name == "events":
+                value = [tuple(e) for e in value]
+            elif isinstance(value, list):
+                value = value[:]
+            object.__setattr__(g, name, value)
+        g.rng = Rng(d["rng"])
+        check_state(g)  # type: ignore[arg-type]  # cls is Game: the checks query the rules
+        return g
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, GameState)
+        return all(getattr(self, f) == getattr(other, f) for f in STATE_FIELDS) and (
+            self.rng == other.rng
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class RulesBase(PythonState):
     """Small helpers shared by every rules module."""
 
     __slots__ = ()

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from perikles_env.agents import split_specs
 from perikles_env.cli import CliParser, command_line
 from perikles_env.errors import InvalidConfigError
-from perikles_env.training.signals import StopRequest, exit_code
+from perikles_env.jobs.signals import StopRequest, exit_code
 
 from .config import EvalConfig, EvalFile, expand_lineup, load_config
-from .result import EvalResult
+from .eval_result import EvalResult
 from .tournament import resume, run
 
 PROG = "perikles-evaluate"

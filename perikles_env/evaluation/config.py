@@ -27,9 +27,9 @@ from pydantic import Field, field_validator
 from perikles_env.agents import split_specs
 from perikles_env.engine import data as D
 from perikles_env.errors import InvalidConfigError
-from perikles_env.training.config import check_backend, check_spec
-from perikles_env.training.run_folder import folder_path, plain_folder_name
-from perikles_env.training.schema import Config, Schema, build, read_yaml
+from perikles_env.jobs.config_fields import check_backend, check_spec
+from perikles_env.jobs.config_schema import Config, Schema, build, read_yaml
+from perikles_env.jobs.run_folder import folder_path, plain_folder_name
 
 Lineup = tuple[str, ...]
 Players = Annotated[int, Field(ge=D.MIN_PLAYERS, le=D.MAX_PLAYERS)]

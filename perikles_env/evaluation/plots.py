@@ -6,7 +6,7 @@ from pathlib import Path
 
 from perikles_env.files import atomic_write
 
-from .result import EvalResult
+from .eval_result import EvalResult
 
 
 def _pyplot():  # noqa: ANN202 - matplotlib module

@@ -3,8 +3,9 @@
 Common random numbers: every lineup and every rotation plays the same list of game seeds,
 so differences between agents are not drowned by differences between deals. Rotation ``r``
 seats lineup entry ``i`` at seat ``(i + r) mod N``; all N rotations are played per seed.
-Agents act at the engine level through ``act_state`` on a clone of the game (so no agent
-can change the real game), each seat with its own ``numpy`` generator seeded from
+Agents act at the engine level through the table loop (``agents/table_loop.py``: ``act_state``
+on a clone of the game unless the agent only reads it, so no agent can change the real game,
+each decision timed), each seat with its own ``numpy`` generator seeded from
 (game seed, rotation, seat). An illegal action is never replaced: it is counted, the game
 stops, the offender is ranked last and the others by their score at that moment. A game
 still unfinished after ``MAX_GAME_DECISIONS`` decisions (``Game.is_truncated``) stops and
@@ -13,7 +14,6 @@ is recorded as truncated: no winner, every seat the same rank, its VP as they st
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,9 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from perikles_env.agents import Agent, game_for, make_agent
-from perikles_env.engine import GameConfig, new_game
+from perikles_env.agents import Agent, make_agent
+from perikles_env.agents.table_loop import FORFEIT, Decision, TableLoop
+from perikles_env.engine import Game, GameConfig, new_game
 from perikles_env.engine.queries import fractional_ranks, win_shares, winners_of
+from perikles_env.workers import bounded_workers
 
 # Agents built in this process, by spec (a PPO model is loaded once per worker). A ppo
 # checkpoint or search network rewritten at the same path (periodic evaluation) is
@@ -132,8 +134,6 @@ def play_job(job: Job) -> GameRecord:
     seats = seat_lineup(job.lineup, job.rotation)
     n = len(seats)
     agents = [agent_for(spec) for spec in seats]
-    for agent in agents:
-        agent.reset()
     rngs = [np.random.default_rng([job.seed, job.rotation, s]) for s in range(n)]
     config = GameConfig(num_players=n, record_events=False)
     game = new_game(config, seed=job.seed, backend=job.backend)
@@ -143,45 +143,27 @@ def play_job(job: Job) -> GameRecord:
     cpu = [0.0] * n
     cpu_slowest = [0.0] * n
     illegal = [0] * n
-    forfeit = -1
-    actions: list[int] = []
-    while not game.is_terminal and not game.is_truncated:
-        p = game.current  # the seat to decide (never -1 before the end)
-        start, start_cpu = time.perf_counter(), time.process_time()
-        action = agents[p].act_state(game_for(agents[p], game), p, rngs[p])
-        spent, spent_cpu = time.perf_counter() - start, time.process_time() - start_cpu
+
+    def timed(d: Decision) -> None:
+        p = d.player
         decisions[p] += 1
-        think[p] += spent
-        slowest[p] = max(slowest[p], spent)
-        cpu[p] += spent_cpu
-        cpu_slowest[p] = max(cpu_slowest[p], spent_cpu)
-        if not isinstance(action, (int, np.integer)) or not game.is_legal(int(action)):
-            illegal[p] += 1
-            forfeit = p
-            break
-        game.apply_action(int(action))
-        actions.append(int(action))
-    truncated = forfeit < 0 and game.is_truncated
-    scores = game.scores()
-    loc_vp = [game.location_vp(p) for p in range(n)]
-    statues = [game.statue_count(p) for p in range(n)]
-    keys = game.ranking_keys()
+        think[p] += d.seconds
+        slowest[p] = max(slowest[p], d.seconds)
+        cpu[p] += d.cpu_seconds
+        cpu_slowest[p] = max(cpu_slowest[p], d.cpu_seconds)
+
+    loop = TableLoop(game, agents, rngs, check=FORFEIT, timed=True, keep_actions=True,
+                     on_decision=timed)
+    loop.run()
+    forfeit, actions = loop.forfeit, loop.actions
     if forfeit >= 0:
-        keys[forfeit] = (-1, 0, 0)  # the offender ranks last
-    winners = winners_of(keys)
-    if truncated:  # no result: nobody wins, everybody shares the middle rank
-        keys, winners = [(0,)] * n, []
+        illegal[forfeit] += 1
     return GameRecord(
         matchup=job.matchup,
         seed_index=job.seed_index,
         seed=job.seed,
         rotation=job.rotation,
         seats=seats,
-        scores=scores,
-        location_vp=loc_vp,
-        statues=statues,
-        ranks=fractional_ranks(keys),
-        win_share=win_shares(winners, n),
         decisions=decisions,
         think_seconds=think,
         max_think_seconds=slowest,
@@ -189,10 +171,59 @@ def play_job(job: Job) -> GameRecord:
         max_cpu_seconds=cpu_slowest,
         illegal=illegal,
         forfeit=forfeit,
-        turns=game.turn,
         actions=actions,
-        truncated=truncated,
+        **outcome(game, forfeit),
     )
+
+
+def outcome(game: Game, forfeit: int) -> dict[str, Any]:
+    """The result fields of a record of ``game`` as it ended (``forfeit``: the seat that
+    answered an illegal action, or -1)."""
+    n = game.n
+    truncated = forfeit < 0 and game.is_truncated
+    keys = game.ranking_keys()
+    if forfeit >= 0:
+        keys[forfeit] = (-1, 0, 0)  # the offender ranks last
+    winners = winners_of(keys)
+    if truncated:  # no result: nobody wins, everybody shares the middle rank
+        keys, winners = [(0,)] * n, []
+    return {
+        "scores": game.scores(),
+        "location_vp": [game.location_vp(p) for p in range(n)],
+        "statues": [game.statue_count(p) for p in range(n)],
+        "ranks": fractional_ranks(keys),
+        "win_share": win_shares(winners, n),
+        "turns": game.turn,
+        "truncated": truncated,
+    }
+
+
+def replay_mismatch(record: GameRecord, backend: str | None = None) -> str | None:
+    """Replay a kept record from its seed and actions: the first field whose kept value
+    differs from the replay's (``"actions"`` if one is not legal), or None. A resumed
+    evaluation refuses such a record, so an edited kept line never reaches the report."""
+    n = len(record.seats)
+    game = new_game(GameConfig(num_players=n, record_events=False), seed=record.seed,
+                    backend=backend)
+    decisions = [0] * n
+    for action in record.actions:
+        if game.is_terminal or game.is_truncated or not game.is_legal(action):
+            return "actions"
+        decisions[game.current] += 1
+        game.apply_action(action)
+    illegal = [0] * n
+    if record.forfeit >= 0:  # the forfeiting seat's illegal answer was its last decision
+        if game.is_terminal or game.is_truncated or game.current != record.forfeit:
+            return "forfeit"
+        decisions[record.forfeit] += 1
+        illegal[record.forfeit] = 1
+    elif not (game.is_terminal or game.is_truncated):
+        return "actions"
+    replayed = {"decisions": decisions, "illegal": illegal, **outcome(game, record.forfeit)}
+    for name, value in replayed.items():
+        if getattr(record, name) != value:
+            return name
+    return None
 
 
 def run_jobs(
@@ -216,7 +247,8 @@ def run_jobs(
             import multiprocessing as mp
 
             ctx = mp.get_context("spawn")  # safe with torch (PPO agents) and threads
-            with ctx.Pool(processes=workers) as pool:
+            processes = bounded_workers(workers, "evaluation workers", len(jobs))
+            with ctx.Pool(processes=processes) as pool:
                 indexed = pool.imap_unordered(_play_indexed, list(enumerate(jobs)), chunksize=1)
                 for i, record in indexed:
                     results[i] = record

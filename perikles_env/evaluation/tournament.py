@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from perikles_env.errors import InvalidConfigError
-from perikles_env.training.run_folder import (
+from perikles_env.jobs.run_folder import (
     COMPLETE,
     FAILED,
     INTERRUPTED,
@@ -27,11 +27,19 @@ from perikles_env.training.run_folder import (
     write_status,
 )
 
-from . import report
+from . import eval_report as report
 from .config import EvalConfig, expand_lineup
-from .result import EvalResult
-from .results import ratings_by_player_count, summarise_matchup
-from .runner import TIMING_KEYS, GameRecord, Job, game_seeds, run_jobs, seat_lineup
+from .eval_result import EvalResult
+from .matchup_results import ratings_by_player_count, summarise_matchup
+from .runner import (
+    TIMING_KEYS,
+    GameRecord,
+    Job,
+    game_seeds,
+    replay_mismatch,
+    run_jobs,
+    seat_lineup,
+)
 
 
 def build_jobs(config: EvalConfig) -> list[Job]:
@@ -89,7 +97,8 @@ def resume(run_dir: str | Path, workers: int | None = None, progress: bool = Fal
 
 def check_kept_games(kept: list[GameRecord], jobs: list[Job]) -> None:
     """Every kept game must be one of ``jobs``, played once, with that job's seed and seats
-    and one entry per seat: anything else is not this run's game."""
+    and one entry per seat (anything else is not this run's game), and replaying its seed
+    and actions must give every kept result (anything else was edited)."""
     by_key = {(j.matchup, j.seed_index, j.rotation): j for j in jobs}
     seen: set[tuple[int, int, int]] = set()
     for number, record in enumerate(kept, start=1):
@@ -114,6 +123,23 @@ def check_kept_games(kept: list[GameRecord], jobs: list[Job]) -> None:
                 "not belong to this run's config"
             )
         seen.add(key)
+        mismatch = _checked_types(record, n) or replay_mismatch(record, job.backend)
+        if mismatch:
+            raise InvalidConfigError(
+                f"{report.PARTIAL}, line {number} (matchup {record.matchup}, seed index "
+                f"{record.seed_index}, rotation {record.rotation}): its {mismatch} differ from "
+                "a replay of its seed and actions; the kept results were edited, refusing "
+                "to resume"
+            )
+
+
+def _checked_types(record: GameRecord, n: int) -> str | None:
+    """The first field a replay cannot even read (None when all can be)."""
+    if not (type(record.forfeit) is int and -1 <= record.forfeit < n):
+        return "forfeit"
+    if not (isinstance(record.actions, list) and all(type(a) is int for a in record.actions)):
+        return "actions"
+    return None
 
 
 def _numbers(values: object) -> bool:

@@ -10,15 +10,17 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mcts
 
-from ..agents import Agent, game_for, make_agent
+from ..agents import Agent, decide, make_agent
 from ..analysis.leaf_value import leaf_values
 from .game import PeriklesState
 
 
 class PeriklesAgentBot(pyspiel.Bot):
     """Any project agent (an ``Agent`` or a registry spec such as ``"heuristic"``) as an
-    OpenSpiel bot. It decides through ``act_state`` on a copy of the engine state, which
-    every project agent reads only through what its player may know (docs/agents.md)."""
+    OpenSpiel bot. It decides through the table loop's ``decide`` (``act_state`` on a copy
+    of the engine state unless the agent only reads it); every project agent reads that
+    state only through what its player may know (docs/agents.md). OpenSpiel's own loop
+    (``evaluate_bots``) takes the turns."""
 
     def __init__(self, agent: Agent | str, seed: int = 0) -> None:
         pyspiel.Bot.__init__(self)
@@ -27,7 +29,7 @@ class PeriklesAgentBot(pyspiel.Bot):
 
     def step(self, state: PeriklesState) -> int:
         game = state.engine_game
-        return int(self.agent.act_state(game_for(self.agent, game), game.current, self._rng))
+        return int(decide(self.agent, game, game.current, self._rng))
 
     def restart_at(self, state: PeriklesState) -> None:
         self.agent.reset()

@@ -18,8 +18,7 @@ def turn_end_states(before: Game, action: int) -> list[Game]:
     first; the end of the last turn is left out (the terminal state that follows shows
     it). ``before`` is not changed. Costs one Python-engine copy and one step, so callers
     ask only when the step's events hold an ``end_turn``."""
-    to_python = getattr(before, "to_python", None)
-    game = to_python() if to_python is not None else before.clone()
+    game = before.to_python()  # an independent Python-engine copy, on either engine
     found: list[Game] = []
 
     class Watched(Game):

@@ -1,12 +1,14 @@
-"""The one opponent loop: a game whose learner seats are played by the caller and whose
-other seats by agents inside the env, as OpenSpiel's ``rl_environment`` steps a game for
-its learners. The single-agent env and the RLlib env step through a ``Table``; what they
-add (observations, spaces, rewards from ``environment/rewards.py``) is theirs.
+"""The learner's table: a game whose learner seats are played by the caller and whose
+other seats by agents inside the env (moved by the one table loop, ``agents/table_loop.py``),
+as OpenSpiel's ``rl_environment`` steps a game for its learners. The single-agent env and
+the RLlib env step through a ``Table``; what they add (observations, spaces, rewards from
+``environment/rewards.py``) is theirs.
 
 * **Turns** follow the engine (``Game.current``, interrupts included). ``play_agents()``
-  lets the agent seats move until a learner seat must decide or the table is over; each
-  agent decides through ``act_state`` on ``game_for``'s game (a copy unless it only reads)
-  with the table's generator, so a seeded generator gives the same games.
+  lets the agent seats move (the loop's ``run``) until a learner seat must decide or the
+  table is over; each agent decides through ``act_state`` on ``game_for``'s game (a copy
+  unless it only reads) with the table's generator, so a seeded generator gives the same
+  games.
 * **Learner moves**: ``step(action)`` applies one, then plays the agents. An action that is
   not a legal id now raises ``IllegalActionError`` and changes nothing (never replaced);
   an adapter turns that into its own documented outcome (a penalty, an error).
@@ -25,31 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from ..agents import Agent, AgentError, game_for, make_agent
+from ..agents import Agent, TableLoop, make_agent
+from ..agents.table_loop import RAISE, action_id_of, action_str
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game
-from ..errors import IllegalActionError
+
+__all__ = ["LEARNER", "AgentCache", "Table", "action_id_of", "action_str"]
 
 LEARNER = "learner"  # the spec of a seat the caller plays
-
-
-def action_id_of(action: Any) -> int | None:
-    """The action id in ``action`` (an int, a numpy integer, or an integer array of shape
-    ``()`` or ``(1,)``); None for anything else (floats, strings, bools, other shapes)."""
-    if isinstance(action, np.ndarray):
-        if action.shape not in ((), (1,)) or action.dtype.kind not in "iu":
-            return None
-        action = action.reshape(())[()]
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        return None
-    return int(action)
-
-
-def action_str(game: Game, action: Any) -> str:
-    """``action`` as the engine names it, or its ``repr`` when it is no action id."""
-    action_id = action_id_of(action)
-    if action_id is None or not 0 <= action_id < NUM_ACTIONS:
-        return repr(action)
-    return game.action_to_str(action_id)
 
 
 def _why_illegal(action_id: int | None) -> str:
@@ -106,13 +90,18 @@ class Table:
         self.specs = list(specs)
         self.rng = rng
         self.max_decisions = max_decisions
-        self.decisions = 0  # made at this table, learners' and agents'
-        self._agents = agents
         self._apply = apply
         self._ended = ended
-        for spec in dict.fromkeys(self.specs):
-            if spec != LEARNER:
-                agents(spec).reset()
+        seats = [None if spec == LEARNER else agents(spec) for spec in self.specs]
+        self._loop = TableLoop(
+            game, seats, rng, check=RAISE, names=self.specs, max_decisions=max_decisions,
+            apply=apply, ended=ended,
+        )
+
+    @property
+    def decisions(self) -> int:
+        """Decisions made at this table, learners' and agents'."""
+        return self._loop.decisions
 
     # ---- ends -----------------------------------------------------------------------
 
@@ -153,31 +142,10 @@ class Table:
             raise game.illegal_action_error(action, "the table is over")
         else:
             self._apply(action)
-        self.decisions += 1
+        self._loop.decisions += 1
         return 1 + self.play_agents()
 
     def play_agents(self) -> int:
         """Let the agent seats move until a learner seat must decide or the table is over;
         returns the decisions made."""
-        game, specs, agents, rng = self.game, self.specs, self._agents, self.rng
-        apply = game.apply_action if self._apply is None else self._apply
-        ended, limit, start = self._ended, self.max_decisions, self.decisions
-        while not game.is_terminal and not (ended is not None and ended()):
-            seat = game.current
-            spec = specs[seat]
-            if spec == LEARNER or self.decisions >= limit or game.is_truncated:
-                break  # a learner decides, or the table is cut (``over`` in this order)
-            agent = agents(spec)
-            try:
-                chosen = agent.act_state(game_for(agent, game), seat, rng)
-            except IllegalActionError as exc:  # an agent's bug, not the learner's move
-                raise AgentError(f"opponent {spec!r} at seat {seat} failed: {exc}") from exc
-            action = chosen if type(chosen) is int else action_id_of(chosen)
-            if action is None or not game.is_legal(action):
-                raise AgentError(
-                    f"opponent {spec!r} at seat {seat} chose illegal action {chosen!r} "
-                    f"({action_str(game, chosen)}) in phase {game.phase.name}"
-                )
-            apply(action)
-            self.decisions += 1
-        return self.decisions - start
+        return self._loop.run()

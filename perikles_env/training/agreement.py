@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from perikles_env.agents import game_for, make_agent
+from perikles_env.agents import Agent, TableLoop, decide, make_agent
 from perikles_env.agents.base import pick_best
 from perikles_env.agents.heuristic import HeuristicAgent
+from perikles_env.agents.table_loop import Chooser
 from perikles_env.agents.tiebreak import TIE  # scores this close to the best are ties
 from perikles_env.cli import CliParser, output_file, player_count, positive_int, seed
 from perikles_env.engine import Game, GameConfig, new_game
@@ -141,6 +142,23 @@ class Agreement:
         }
 
 
+def _tutor_seat(
+    tutor: HeuristicAgent, candidate: Agent, candidate_rng: np.random.Generator, result: Agreement
+) -> Chooser:
+    """Every seat of an agreement game: the teacher's move, drawn from its best set with the
+    play generator, once the candidate's choice in the same position (drawn with its own
+    generator) is counted."""
+
+    def tutor_move(game: Game, p: int, rng: np.random.Generator) -> int:
+        best = best_actions(tutor, game, p)
+        choice = int(decide(candidate, game, p, candidate_rng))
+        legal = len(game.legal_actions())
+        result.add(decision_kind(game.phase, best), choice in best, len(best), legal)
+        return best[pick_best([0.0] * len(best), rng)]
+
+    return tutor_move
+
+
 def measure_agreement(
     agent: str,
     games: int,
@@ -165,16 +183,8 @@ def measure_agreement(
         play_rng = np.random.default_rng([seed, i, 0])
         candidate_rng = np.random.default_rng([seed, i, 1])
         candidate.reset()
-        while not game.is_terminal and not game.is_truncated:
-            p = game.current
-            legal = game.legal_actions()
-            if len(legal) == 1:
-                game.apply_action(legal[0])
-                continue
-            best = best_actions(tutor, game, p)
-            choice = int(candidate.act_state(game_for(candidate, game), p, candidate_rng))
-            result.add(decision_kind(game.phase, best), choice in best, len(best), len(legal))
-            game.apply_action(best[pick_best([0.0] * len(best), play_rng)])
+        seat = _tutor_seat(tutor, candidate, candidate_rng, result)
+        TableLoop(game, [seat] * players, play_rng, skip_forced=True).run()
     return result
 
 

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from perikles_env.agents import game_for, make_agent
+from perikles_env.agents import TableLoop, make_agent
 from perikles_env.agents.ppo_file import ModelFileError, check_layout, read_model
 from perikles_env.agents.search.net_agent import NetAgent
 from perikles_env.agents.search.net_file import save_net
@@ -48,12 +48,11 @@ from perikles_env.agents.search.network import (
     relative_shares,
     soft_cross_entropy,
 )
-from perikles_env.engine import GameConfig, new_game
+from perikles_env.engine import Game, GameConfig, new_game
 from perikles_env.errors import InvalidConfigError
 from perikles_env.single_agent import OpponentPool
+from perikles_env.training.ppo.self_play_pool import SELF_KEYS
 from perikles_env.vector.encoder import encode_with_features
-
-from .self_keys import SELF_KEYS
 
 # PPO policy tensor -> search network tensor (the action_* heads keep their names)
 RENAMED = {"mlp_extractor.policy_net.": "policy_trunk.", "mlp_extractor.value_net.": "value_trunk."}
@@ -162,7 +161,7 @@ def with_value_of(net: SearchNet, path: str | Path) -> SearchNet:
 def default_league(config: str = "default") -> dict[str, float]:
     """The opponents (``opponents.weights``, self-play entries left out) of a training
     config."""
-    from .config import load_config
+    from perikles_env.training.ppo.config import load_config
 
     weights = load_config(config).opponents.weights
     return {k: float(w) for k, w in weights.items() if k not in SELF_KEYS and w > 0}
@@ -201,16 +200,15 @@ def play_value_game(
     for spec in set(specs):
         if spec not in agents:
             agents[spec] = make_agent(spec)
-        agents[spec].reset()
     game = new_game(GameConfig(num_players=n, record_events=False), seed=int(rng.integers(2**63)))
     state_features = net.features[:-1]  # the value reads the state part only
     states, players = [], []
-    while not game.is_terminal and not game.is_truncated:
-        p = game.current
+
+    def keep_state(game: Game, p: int) -> None:
         states.append(encode_with_features(game, p, state_features).astype(np.float16))
         players.append(p)
-        agent = agents[specs[p]]
-        game.apply_action(int(agent.act_state(game_for(agent, game), p, rng)))
+
+    TableLoop(game, [agents[spec] for spec in specs], rng, before=keep_state).run()
     if not game.is_terminal:
         return None
     shares = game.win_shares()

@@ -20,7 +20,7 @@ from collections import Counter
 
 import numpy as np
 
-from perikles_env.agents import game_for, make_agent, split_specs
+from perikles_env.agents import Decision, TableLoop, make_agent, split_specs
 from perikles_env.cli import CliParser, player_count, positive_int, seed
 from perikles_env.engine import GameConfig, new_game
 from perikles_env.engine import actions as A
@@ -46,19 +46,21 @@ def profile(
     """Mean per-game counts for ``spec`` at seat ``g % players`` of game ``g``."""
     agent, other = make_agent(spec), make_agent(opponent)
     totals: Counter[str] = Counter()
+    seat = 0
+
+    def count(decision: Decision) -> None:
+        if decision.player == seat:
+            kind = A.decode(decision.action)[0]
+            totals["decisions"] += 1
+            totals["place_actions"] += kind == "PLACE"
+            totals["spend_cube"] += kind == "SPEND_CUBE"
+
     for g in range(games):
         seat = g % players
         game = new_game(GameConfig(num_players=players), seed=seed + g)
         rng = np.random.default_rng(seed + g)
-        while not game.is_terminal:
-            player = game.current_player
-            actor = agent if player == seat else other
-            action = actor.act_state(game_for(actor, game), player, rng)
-            if player == seat:
-                totals["decisions"] += 1
-                totals["place_actions"] += A.decode(action)[0] == "PLACE"
-                totals["spend_cube"] += A.decode(action)[0] == "SPEND_CUBE"
-            game.apply_action(action)
+        seats = [agent if p == seat else other for p in range(players)]
+        TableLoop(game, seats, rng, stop_at_truncation=False, on_decision=count).run()
         asked = False
         for event in game.event_log:
             if event[0] == "ask_permission":  # B.7.8: a denied request places nothing

@@ -1,8 +1,8 @@
-"""Observation and legal mask of a game, in C++ when the game is a ``NativeGame`` (its state
-is read in place, nothing is copied through Python), else by the Python encoder
-(``analysis/observation.py``, the reference). Both give the same bytes
-(tests/native/test_encoder.py). For the mask of a ``NativeGame`` into a caller-owned array
-use ``NativeGame.legal_mask(out)``."""
+"""Observation and legal mask of a game, in C++ where the game's state lives in C++ (the
+game's ``encode_natively`` hook: its state is read in place, nothing is copied through
+Python), else by the Python encoder (``analysis/observation.py``, the reference). Both give
+the same bytes (tests/native/test_encoder.py). For the mask into a caller-owned array use
+the game's ``legal_mask(out)``."""
 
 from __future__ import annotations
 
@@ -13,20 +13,19 @@ import numpy as np
 
 from ..analysis.encoding import Encoder, default_encoder
 from ..analysis.observation import ObservationEncoder, observation_size
-from ..engine import NUM_ACTIONS, Game
+from ..engine import NUM_ACTIONS
 
 if TYPE_CHECKING:
-    from ..engine.native import NativeGame
+    from ..engine.interface import GameInterface
 
 
-def _native_module() -> tuple[type[NativeGame], Any] | None:
-    """``(NativeGame, perikles_env._native_vec)`` or None when not built."""
+def _native_module() -> Any | None:
+    """``perikles_env._native`` (the C++ encoder and feature blocks) or None when not built."""
     try:
-        from ..engine.native import NativeGame
         from .native import _native_vec
     except ImportError:
         return None
-    return NativeGame, _native_vec
+    return _native_vec
 
 
 _NATIVE = _native_module()
@@ -36,12 +35,13 @@ def native_encoder_available() -> bool:
     return _NATIVE is not None
 
 
-def encode_into(game: Game, player: int, out: np.ndarray, oracle: bool = False) -> np.ndarray:
+def encode_into(
+    game: GameInterface, player: int, out: np.ndarray, oracle: bool = False
+) -> np.ndarray:
     """Write ``player``'s observation of a ``NativeGame`` into ``out`` (float32, C-contiguous,
     ``observation_size(oracle)`` long): no allocation. TypeError for a Python-engine game."""
-    if _NATIVE is None or not isinstance(game, _NATIVE[0]):
+    if not game.encode_natively(player, out, oracle):
         raise TypeError("encode_into needs a NativeGame and the built C++ encoder")
-    _NATIVE[1].encode(game.core, player, out, oracle)
     return out
 
 
@@ -57,10 +57,9 @@ class BackendEncoder:
     def reset(self) -> None:
         self._python.reset()
 
-    def encode(self, game: Game, player: int) -> np.ndarray:
-        if _NATIVE is not None and isinstance(game, _NATIVE[0]):
-            out = np.empty(self.size, dtype=np.float32)
-            _NATIVE[1].encode(game.core, player, out, self.oracle)
+    def encode(self, game: GameInterface, player: int) -> np.ndarray:
+        out = np.empty(self.size, dtype=np.float32)
+        if game.encode_natively(player, out, self.oracle):
             return out
         return self._python.encode(game, player)
 
@@ -72,11 +71,13 @@ def game_encoder(features: Sequence[str] = ()) -> Encoder:
     python = default_encoder(features, base=BackendEncoder())
     if not python.features or _NATIVE is None:
         return python
-    native_game = _NATIVE[0]
+    blocks = native_block_writers(python.features)
+    size = observation_size() + sum(length for _, length in blocks)
 
-    def encode(game: Game, player: int) -> np.ndarray:
-        if isinstance(game, native_game):
-            return encode_with_features(game, player, python.features)
+    def encode(game: GameInterface, player: int) -> np.ndarray:
+        out = np.zeros(size, dtype=np.float32)
+        if game.encode_natively(player, out, False, blocks):
+            return out
         return python.encode(game, player)
 
     return Encoder(encode, python.space, python.features)
@@ -86,35 +87,33 @@ def native_blocks() -> dict[str, tuple[Any, int]]:
     """The C++ feature blocks: name -> (writer(engine, player, out), length)."""
     if _NATIVE is None:
         return {}
-    ext = _NATIVE[1]
+    ext = _NATIVE
     return {
         "battle": (ext.battle_features, ext.BATTLE_FEATURES_SIZE),
         "actions": (ext.action_features, ext.ACTION_FEATURES_SIZE),
     }
 
 
-def encode_with_features(game: Game, player: int, features: Sequence[str]) -> np.ndarray:
+def native_block_writers(features: Sequence[str]) -> tuple[tuple[Any, int], ...]:
+    """``(writer, length)`` of each named C++ feature block, in order (the game's
+    ``encode_natively`` writes them after the observation)."""
+    blocks = native_blocks()
+    return tuple(blocks[name] for name in features)
+
+
+def encode_with_features(game: GameInterface, player: int, features: Sequence[str]) -> np.ndarray:
     """``player``'s observation with the named feature blocks appended: in C++ for a
     ``NativeGame`` (the same bytes as the Python blocks), else in Python."""
-    if _NATIVE is None or not isinstance(game, _NATIVE[0]):
-        return default_encoder(features).encode(game, player)
-    blocks = native_blocks()
-    size = observation_size() + sum(blocks[f][1] for f in features)
-    out = np.zeros(size, dtype=np.float32)
-    _NATIVE[1].encode(game.core, player, out[: observation_size()], False)
-    start = observation_size()
-    for name in features:
-        write, length = blocks[name]
-        write(game.core, player, out[start : start + length])
-        start += length
-    return out
+    if _NATIVE is not None and all(name in native_blocks() for name in features):
+        blocks = native_block_writers(features)
+        out = np.zeros(observation_size() + sum(length for _, length in blocks), dtype=np.float32)
+        if game.encode_natively(player, out, False, blocks):
+            return out
+    return default_encoder(features).encode(game, player)
 
 
-def legal_mask(game: Game) -> np.ndarray:
+def legal_mask(game: GameInterface) -> np.ndarray:
     """A new int8 mask of ``game``'s legal actions, whichever backend holds it."""
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    if _NATIVE is not None and isinstance(game, _NATIVE[0]):
-        game.legal_mask(mask.view(np.uint8))  # NativeGame's mask, written in C++
-    elif not game.is_terminal:
-        mask.put(game.legal_actions(), 1)
+    game.legal_mask(mask.view(np.uint8))
     return mask

@@ -45,7 +45,7 @@ as the VP margin); ``scores`` always holds the VP standing of the game in the ro
 
 Determinism: game i of ``reset(seed)`` is ``new_game(seed=seed + i)`` (or the i-th of an
 explicit seed list); later games, the per-game player count and seat and the random
-opponents draw from SplitMix64 streams of that seed (``native/vector_env.hpp`` says in
+opponents draw from SplitMix64 streams of that seed (``native/env/vector_env.hpp`` says in
 which order), independent of ``threads``.
 
 Safe to misuse: nothing is readable before ``reset``; ``num_envs`` and ``threads`` are
@@ -63,17 +63,21 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 
-from ..analysis.encoding import check_features
+from ..analysis.encoding import FEATURE_IDS, check_features
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS
 from ..engine import actions as A
-from ..errors import ConcurrentUseError, IllegalActionError, InvalidConfigError
+from ..errors import (
+    ConcurrentUseError,
+    CoreFailureError,
+    IllegalActionError,
+    InvalidConfigError,
+)
 from .league import League, OpponentsArg
 from .native import _native_vec, wrap_engine
 
 if TYPE_CHECKING:
     from ..engine.native import NativeGame
 
-FEATURE_IDS = {"battle": 0, "actions": 1}  # native/vector_env.hpp Feature
 MAX_NUM_ENVS = 1 << 14  # ~0.4 GiB of games and buffers at the largest observation
 MAX_THREADS = 64
 _T = TypeVar("_T")
@@ -168,7 +172,6 @@ class VectorEnv:
         )
         self._c.attach(*self._state)  # handed over once: every call writes these arrays
         self._actions = np.zeros(n, dtype=np.int32)
-        self._random = np.zeros(n, dtype=np.int32)
         self._started = False
         self._busy = threading.Lock()
 
@@ -229,45 +232,65 @@ class VectorEnv:
                 f"actions must be {self.num_envs} integer action ids (shape "
                 f"({self.num_envs},)), got shape {a.shape} of dtype {a.dtype}"
             )
-        out_of_range = np.flatnonzero((a < (-1 if allow_skip else 0)) | (a >= NUM_ACTIONS))
-        if len(out_of_range):
-            self._raise_illegal(int(out_of_range[0]), int(a[out_of_range[0]]))
-        self._actions[:] = a
-        bad = self._exclusive(lambda: self._c.step(self._actions))
-        if bad >= 0:
-            self._raise_illegal(bad, int(a[bad]))
+        floor = -1 if allow_skip else 0
+
+        def checked_step() -> IllegalActionError | None:
+            # copied and checked under the lock: another thread's call (refused or not) can
+            # never change the actions this step checks and applies (C++ copies them again)
+            taken = a.copy()  # in the caller's dtype: checked before any narrowing
+            out_of_range = np.flatnonzero((taken < floor) | (taken >= NUM_ACTIONS))
+            if len(out_of_range):
+                return self._illegal(int(out_of_range[0]), int(taken[out_of_range[0]]))
+            self._actions[:] = taken
+            try:
+                bad = self._c.step(self._actions)
+            except RuntimeError as exc:  # a failure inside the C++ core (a capped loop)
+                self._started = False  # its games may be half-stepped: reset() first
+                raise CoreFailureError(f"{exc}; call reset() before using this env") from None
+            return self._illegal(bad, int(taken[bad])) if bad >= 0 else None
+
+        error = self._exclusive(checked_step)
+        if error is not None:
+            raise error
         return self._state
 
-    def _raise_illegal(self, i: int, action: int) -> None:
+    def _illegal(self, i: int, action: int) -> IllegalActionError:
+        """The error for game i's ``action`` (built while this thread holds the env)."""
         player = int(self._state.current[i])
         legal = np.flatnonzero(self._state.action_mask[i]).tolist()
         valid = 0 <= action < NUM_ACTIONS
         players = int(self._state.players[i])
         text = A.action_to_str(action, player, players) if valid else repr(action)
         reason = "not legal now" if valid else f"action id out of range 0..{NUM_ACTIONS - 1}"
-        raise IllegalActionError(
-            self.game(i).phase.name, player, action, text, legal, f"game {i}: {reason}"
-        )
+        phase = wrap_engine(self._c.game(i, False)).phase.name
+        return IllegalActionError(phase, player, action, text, legal, f"game {i}: {reason}")
 
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action per game, drawn in C++ from game i's opponent
-        stream (a baseline policy; the array is reused by the next call)."""
+        stream (a baseline policy), in a new array that no other call writes."""
         self._need_reset("random_actions()")
-        self._exclusive(lambda: self._c.random_actions(self._random))
-        return self._random
+        out = np.empty(self.num_envs, dtype=np.int32)  # the caller's own: no thread shares it
+        self._exclusive(lambda: self._c.random_actions(out))
+        return out
 
-    def _index(self, i: Any, what: str) -> int:
+    def _index(self, i: Any, what: str, finished: bool = False) -> int:
         self._need_reset(what)
-        return _check_int("i", i, 0, self.num_envs - 1)
+        i = _check_int("i", i, 0, self.num_envs - 1)
+        if finished and self._exclusive(lambda: self._c.episodes(i)) == 0:
+            raise InvalidConfigError(
+                f"{what[:-2]}({i}, finished=True): game {i} has ended no game since reset()"
+            )
+        return i
 
     def game_seed(self, i: int) -> int:
         """Seed of game i's current game (``new_game(seed=...)`` replays it)."""
-        return int(self._c.game_seed(self._index(i, "game_seed()")))
+        i = self._index(i, "game_seed()")
+        return int(self._exclusive(lambda: self._c.game_seed(i)))
 
     def game(self, i: int, finished: bool = False) -> NativeGame:
         """An independent, read-only copy of game i now (``finished``: of the game its last
         ``terminated`` or ``truncated`` step ended), for Python code that reads a game."""
-        i = self._index(i, "game()")
+        i = self._index(i, "game()", finished)
         return wrap_engine(self._exclusive(lambda: self._c.game(i, bool(finished))))
 
     def set_weights(self, weights: Mapping[str, float], same_table: float | None = None) -> None:
@@ -280,11 +303,12 @@ class VectorEnv:
     def seat_specs(self, i: int, finished: bool = False) -> list[str]:
         """Who plays each seat of game i (``finished``: of the game it last ended): an
         opponent spec, or ``"learner"`` for controller 0's seat."""
-        i = self._index(i, "seat_specs()")
+        i = self._index(i, "seat_specs()", finished)
         seats = self._exclusive(lambda: self._c.seat_opponents(i, bool(finished)))
         players = self.game(i, finished).n
         return ["learner" if k < 0 else self.league.specs[k] for k in seats[:players]]
 
     def episodes(self, i: int) -> int:
         """Games of env i finished since the last reset."""
-        return int(self._c.episodes(self._index(i, "episodes()")))
+        i = self._index(i, "episodes()")
+        return int(self._exclusive(lambda: self._c.episodes(i)))

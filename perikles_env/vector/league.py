@@ -7,7 +7,7 @@ games where one draw fills every opponent seat, as ``single_agent.OpponentPool``
 
 * ``random``: a uniformly random legal move, in C++;
 * ``heuristic`` or ``heuristic:aggression=1.5,caution=0.2``: the heuristic player with that
-  personality (``analysis/params.py``), in C++ (``native/heuristic.hpp``);
+  personality (``analysis/params.py``), in C++ (``native/players/heuristic.hpp``);
 * a name listed in ``controllers``: the seat comes back to Python, to controller
   ``1 + controllers.index(name)`` (the learner is controller 0), so that each network
   acts once per step on all of its rows.
@@ -23,7 +23,7 @@ from ..errors import InvalidConfigError
 from .seat_draw import MAX_WEIGHT
 
 NATIVE_SPECS = ("random", "heuristic")
-RANDOM, HEURISTIC = -1, -2  # native/vector_env.hpp Opponent::RANDOM / HEURISTIC
+RANDOM, HEURISTIC = -1, -2  # native/env/vector_env.hpp Opponent::RANDOM / HEURISTIC
 OpponentsArg = str | Sequence[str] | Mapping[str, float] | None
 
 
@@ -101,7 +101,7 @@ class League:
 
     def native(self) -> list[tuple[int | float, ...]]:
         """The C++ Opponent of each spec: (controller, then the personality in
-        ``HeuristicParams.names()`` order: native/generated/params.hpp ``ai::Params``)."""
+        ``HeuristicParams.names()`` order: native/engine/generated/params.hpp ``ai::Params``)."""
         unused = (0.0,) * len(HeuristicParams.names())
         out: list[tuple[int | float, ...]] = []
         for spec in self.specs:

@@ -258,7 +258,7 @@ def test_exact_end_values_choose_the_winning_battle_special() -> None:
     assert g.legal_actions() == [946, 947]
     share = {}
     for a in (946, 947):
-        outcomes = [after(g._determinized(g.current, s, False), a) for s in range(40)]
+        outcomes = [after(g.determinized(g.current, s, False), a) for s in range(40)]
         assert all(o.is_terminal for o in outcomes)
         share[a] = np.mean([o.win_shares()[g.current] for o in outcomes])
     assert share[947] > share[946] + 0.15

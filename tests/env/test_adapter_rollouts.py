@@ -102,7 +102,7 @@ NATIVE_VEC_CONFIGS: dict[str, dict[str, Any]] = {
 
 
 def native_vec_digests() -> dict[str, str]:
-    from perikles_env.training.native_vec_env import NativeVecEnv
+    from perikles_env.training.ppo.native_vec_env import NativeVecEnv
 
     out = {}
     for name, kwargs in NATIVE_VEC_CONFIGS.items():
@@ -164,7 +164,7 @@ def test_single_agent_env_rollouts_are_unchanged(backend):
 
 
 def test_native_vec_env_rollouts_are_unchanged():
-    from perikles_env.training.native_vec_env import native_vec_available
+    from perikles_env.training.ppo.native_vec_env import native_vec_available
 
     if not native_vec_available():
         pytest.skip("the C++ vector env is not built")

@@ -148,6 +148,25 @@ def test_state_is_read_only_with_a_typed_error_naming_the_way() -> None:
     assert type(copy.copy(g.cubes)) is list and mine[0] == 9 and g.cubes[0] != 9
 
 
+def test_the_rng_snapshot_refuses_writes_with_the_typed_error() -> None:
+    """``g.rng.state = -1`` raised a bare AttributeError; every write to the RNG snapshot
+    now raises ReadOnlyStateError and changes nothing, while copies still work."""
+    g = new_game(GameConfig(num_players=4), seed=3, backend="native")
+    rng, before = g.rng, g.to_dict()
+    for edit in (
+        lambda: setattr(rng, "state", -1),
+        lambda: setattr(rng, "_state", 0),
+        lambda: delattr(rng, "state"),
+    ):
+        with pytest.raises(ReadOnlyStateError, match="from_python"):
+            edit()
+    assert g.to_dict() == before and rng.state == g.rng.state == before["rng"]
+    for twin in (copy.copy(rng), copy.deepcopy(rng), pickle.loads(pickle.dumps(rng))):
+        assert twin.state == rng.state
+    plain = rng.copy()  # a plain Rng to draw from, apart from the game
+    assert type(plain) is Rng and plain.next64() >= 0 and rng.state == before["rng"]
+
+
 def test_python_rule_code_never_runs_over_cpp_state() -> None:
     """Every private rule method the Python engine would run (phase entry points, appliers,
     helpers) refuses on a NativeGame instead of diverging silently."""

@@ -93,7 +93,7 @@ def test_single_agent_env_is_identical_on_both_engines() -> None:
 
 def test_training_config_checks_the_backend() -> None:
     pytest.importorskip("yaml")
-    from perikles_env.training.config import config_from_dict
+    from perikles_env.training.ppo.config import config_from_dict
 
     assert config_from_dict({}, ["env.backend=python"]).env.backend == "python"
     with pytest.raises(InvalidConfigError, match="env.backend"):

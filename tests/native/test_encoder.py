@@ -1,4 +1,4 @@
-"""The C++ observation encoder (``native/encoder.hpp``, ``perikles_env.vector.encoder``)
+"""The C++ observation encoder (``native/env/encoder.hpp``, ``perikles_env.vector.encoder``)
 gives the Python encoder's vectors byte for byte (float32 bit patterns compared), for every
 player at every decision of seeded 3/4/5-player games, plain and oracle variants, on random
 and biased play that reaches the rare phases; and writes into caller-owned buffers."""

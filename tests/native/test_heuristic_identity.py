@@ -1,4 +1,4 @@
-"""The C++ heuristic (``native/heuristic.hpp``) against the Python reference
+"""The C++ heuristic (``native/players/heuristic.hpp``) against the Python reference
 (``agents/heuristic``): whole games played in lockstep on the Python engine and the C++ core,
 every seat a heuristic personality (noise included), and at every decision with a choice
 the same scores (exact doubles) and, with one seed of the tie-breaking contract, the same

@@ -1,8 +1,8 @@
-"""The C++ election side of the league (native/politics.hpp, src/heuristic_influence.cpp,
-src/features_politics.cpp) against its Python reference (analysis/politics.py,
-agents/heuristic/agent.py, analysis/action_features.py): the same doubles for every score
-of every influence-phase decision (compared with ==), the same action for the same tie-break
-seed, and byte-identical action-feature blocks for every seat.
+"""The C++ election side of the league (native/analysis/politics.hpp,
+players/heuristic_influence.cpp, env/features_politics.cpp) against its Python reference
+(analysis/politics.py, agents/heuristic/agent.py, analysis/action_features.py): the same
+doubles for every score of every influence-phase decision (compared with ==), the same action
+for the same tie-break seed, and byte-identical action-feature blocks for every seat.
 
 Games run on the C++ core with a mix of heuristic and random moves (specials favoured, so
 that Alkibiades, Plague and Perikles are played often), for 3, 4 and 5 players and several

@@ -52,7 +52,7 @@ def test_generated_header_and_docs_tables_are_current() -> None:
 
 
 def test_the_header_declares_each_native_knob_with_its_default() -> None:
-    text = (ROOT / "native" / "generated" / "params.hpp").read_text(encoding="utf-8")
+    text = (ROOT / "native" / "engine" / "generated" / "params.hpp").read_text(encoding="utf-8")
     for cls in (HeuristicParams, SearchParams):
         for name, k in knob_fields(cls):
             if not k.native:

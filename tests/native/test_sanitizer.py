@@ -1,7 +1,8 @@
 """The differential, bad-input (the loader fuzz), seam, determinize, rule-query, encoder,
-vector-env, search and backend-option suites (and read-only agents on the live game) against an
-AddressSanitizer + UndefinedBehaviorSanitizer build of the C++ extension ``_native`` (slow:
-a separate build, ~3-6 min on 2 cores). Any memory error or undefined behaviour aborts the
+vector-env (the two-thread race included: one round there), search and backend-option suites
+(and read-only agents on the live game) against an AddressSanitizer +
+UndefinedBehaviorSanitizer build of the C++ extension ``_native`` (slow: a separate build,
+~3-6 min on 2 cores). Any memory error or undefined behaviour aborts the
 run (``-fno-sanitize-recover``)."""
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def test_differential_suite_under_asan_and_ubsan(tmp_path: Path) -> None:
         UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1",
         PERIKLES_NATIVE_PATH=str(extension),
         PERIKLES_REQUIRE_NATIVE="1",
+        PERIKLES_RACE_ROUNDS="1",  # tests/native/test_vector_race.py: ~10x slower here
     )
     suites = [
         "tests/native/test_differential.py", "tests/native/test_bad_input.py",
@@ -56,7 +58,7 @@ def test_differential_suite_under_asan_and_ubsan(tmp_path: Path) -> None:
         "tests/native/test_heuristic_identity.py", "tests/native/test_vector_league.py",
         "tests/native/test_league_politics.py", "tests/native/test_league_war.py",
         "tests/agents/test_heuristic.py", "tests/native/test_search_core.py",
-        "tests/agents/test_search.py",
+        "tests/agents/test_search.py", "tests/native/test_vector_race.py",
     ]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-x", *suites],

@@ -81,6 +81,28 @@ def test_battle_edits_that_hung_the_core_never_reach_it() -> None:
     _in_child(_battle_edits_are_refused)
 
 
+def _the_private_loader_refuses_a_stage_that_never_ends() -> None:
+    for phase, wrong in ((Phase.BATTLE_SPECIAL, (0, 2)), (Phase.CASUALTY, (0, 1))):
+        python = _python_game_at(phase)
+        unvalidated_twin(python)  # the state as played loads
+        for stage in wrong:
+            edited = python.clone()
+            edited.b_stage = stage
+            with pytest.raises(ValueError, match="b_stage: not the stage of this phase"):
+                unvalidated_twin(edited)
+    outside = _python_game_at(Phase.COMMIT)
+    outside.b_stage = 1
+    with pytest.raises(ValueError, match="b_stage"):
+        unvalidated_twin(outside)
+
+
+def test_the_core_loader_itself_refuses_the_endless_battle_stage() -> None:
+    """``b_stage = 2`` in BATTLE_SPECIAL loaded through the core's private loader made the
+    next action spin in ``run_battles`` (the GIL held, Ctrl-C ignored): the public paths
+    refused it, but the C++ cross-field checks did not. They now hold the stage rule."""
+    _in_child(_the_private_loader_refuses_a_stage_that_never_ends)
+
+
 def test_an_empty_location_deck_is_refused_and_a_failed_action_poisons_the_game() -> None:
     """``loc_deck = []`` made an action raise halfway and later calls read out of bounds.
     The validator refuses it; and should any action still fail inside C++ (here forced

@@ -1,4 +1,4 @@
-"""The C++ search core (native/search.hpp): its selection rules against Python references,
+"""The C++ search core (native/players/search.hpp): its selection rules against Python references,
 the leaves it writes, and its refusals of bad input (a typed error, nothing changed)."""
 
 from __future__ import annotations

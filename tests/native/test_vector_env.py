@@ -1,4 +1,4 @@
-"""The batched vector env (``perikles_env.vector.VectorEnv``, ``native/vector_env.hpp``)
+"""The batched vector env (``perikles_env.vector.VectorEnv``, ``native/env/vector_env.hpp``)
 against the Python engine and encoder: every game of the batch, every step, the acting
 seat, observation (bytes), mask and rewards equal a Python game played with the same
 actions (seeded from ``game_seed``), across auto-resets; results do not depend on the
@@ -14,7 +14,7 @@ from perikles_env.analysis.observation import ObservationEncoder
 from perikles_env.engine import Game, GameConfig, new_game
 from perikles_env.engine.rng import Rng
 from perikles_env.environment.aec import final_rewards
-from perikles_env.errors import IllegalActionError, InvalidConfigError
+from perikles_env.errors import CoreFailureError, IllegalActionError, InvalidConfigError
 from tests.native.vec_helpers import require_native_vec
 
 require_native_vec()
@@ -218,3 +218,46 @@ def test_decision_limit_player_counts_seats_and_game_handles() -> None:
             assert not state.rewards[i].any()
             cut += 1
     assert sorted({int(n) for n in state.players}) <= [3, 5]
+
+
+def test_the_finished_game_before_any_game_ended_is_a_typed_error() -> None:
+    """``game(i, finished=True)`` before game i ended returned an invalid default game
+    (0 players); it and ``seat_specs(i, finished=True)`` now raise InvalidConfigError,
+    also after a reset that follows ended games."""
+    env = VectorEnv(2, 3, max_decisions=5)
+    env.reset(4)
+    for call in (lambda: env.game(1, finished=True), lambda: env.seat_specs(0, finished=True)):
+        with pytest.raises(InvalidConfigError, match="has ended no game since reset"):
+            call()
+    while env.episodes(0) == 0:
+        env.step(env.random_actions())
+    assert env.game(0, finished=True).n == 3 and env.seat_specs(0, finished=True)
+    env.reset(4)
+    with pytest.raises(InvalidConfigError, match="game 0 has ended no game"):
+        env.game(0, finished=True)
+
+
+def test_a_failure_inside_the_core_step_is_typed_and_needs_a_reset() -> None:
+    """A capped C++ loop (docs/safety.md, "Loops that must end") raises inside ``step``:
+    the caller gets CoreFailureError, and the env, whose games may be half-stepped, takes
+    no further call before ``reset``."""
+    env = VectorEnv(2, 3)
+    env.reset(0)
+    real = env._c
+
+    class FailingCore:
+        def __getattr__(self, name: str) -> object:
+            return getattr(real, name)
+
+        def step(self, actions: np.ndarray) -> int:
+            raise RuntimeError("perikles native: a dice round never ended")
+
+    env._c = FailingCore()
+    with pytest.raises(CoreFailureError, match="never ended; call reset"):
+        env.step(env.random_actions())
+    env._c = real
+    for call in (env.random_actions, lambda: env.game(0), lambda: env.step([-1, -1])):
+        with pytest.raises(RuntimeError, match="reset"):
+            call()
+    env.reset(0)
+    env.step(env.random_actions())

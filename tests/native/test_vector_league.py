@@ -1,4 +1,4 @@
-"""The vector env's league (``perikles_env/vector/league.py``, ``native/vector_env.hpp``):
+"""The vector env's league (``perikles_env/vector/league.py``, ``native/env/vector_env.hpp``):
 every game replayed on the Python engine with the documented streams (player count, seat,
 one opponent draw per seat by weight or one for the table, the native players' moves: the
 Python heuristic with the tie-breaking contract, uniform random) gives the same rows:
@@ -35,7 +35,7 @@ UNIT = 2.0**-53
 
 
 class Twin:
-    """One game of the env replayed in Python (``native/vector_env.hpp`` for the order)."""
+    """One game of the env replayed in Python (``native/env/vector_env.hpp`` for the order)."""
 
     def __init__(self, seed: int, counts, seat, league: League, max_decisions: int) -> None:
         self.seeds, self.policy = Rng(seed), Rng(seed ^ native._native_vec.POLICY_SALT)

@@ -87,7 +87,8 @@ def test_wheel_contents(wheel: Path) -> None:
     assert tops == {"perikles_env"}, tops
     for config in ("default", "smoke", "long", "eval_smoke"):
         assert f"perikles_env/configs/{config}.yaml" in names
-    assert "perikles_env/training/train.py" in names
+    assert "perikles_env/training/ppo/train.py" in names
+    assert "perikles_env/launch/ppo.py" in names  # the console scripts start here
     assert "perikles_env/py.typed" in names  # PEP 561: type checkers read the inline hints
     assert "perikles_env/evaluation/runner.py" in names
     assert not [n for n in names if n.endswith(".whl")]
@@ -151,7 +152,7 @@ def test_train_and_evaluate_from_a_stranger_folder(venv: Path, stranger_folder: 
 def test_shipped_eval_config_by_name(venv: Path, stranger_folder: Path) -> None:
     done = _run(
         [str(venv / "bin" / "python"), "-c",
-         "from perikles_env.training.config_files import find_config, shipped_config_names\n"
+         "from perikles_env.jobs.config_files import find_config, shipped_config_names\n"
          "print(find_config('smoke')); print(find_config('configs/eval_smoke.yaml'))\n"
          "print(shipped_config_names())"],
         cwd=stranger_folder,

@@ -65,7 +65,7 @@ def test_play_fails_cleanly_on_a_corrupt_model_file(tmp_path) -> None:
     ],
 )
 def test_engine_demo_fails_cleanly(args, words) -> None:
-    assert_clean_failure(run("perikles_env.engine.demo", *args), *words)
+    assert_clean_failure(run("perikles_env.demo", *args), *words)
 
 
 def test_replay_fails_cleanly(tmp_path) -> None:

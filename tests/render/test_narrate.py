@@ -157,7 +157,7 @@ def test_the_engine_demo_tells_events_in_words() -> None:
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-m", "perikles_env.engine.demo", "--players", "3", "--seed", "1",
+        [sys.executable, "-m", "perikles_env.demo", "--players", "3", "--seed", "1",
          "--events"], capture_output=True, text=True, timeout=120, check=True,
     )
     lines = done.stdout.splitlines()

@@ -16,8 +16,10 @@ from perikles_env.agents import make_agent
 from perikles_env.agents.rllib_policy import META_FILE, WEIGHTS_FILE
 from perikles_env.errors import InvalidConfigError
 from perikles_env.evaluation import evaluate
+from perikles_env.evaluation.for_trainers import TOURNAMENT
+from perikles_env.launch.rllib import main
 from perikles_env.training.rllib.config import load_config
-from perikles_env.training.rllib.train import main, train
+from perikles_env.training.rllib.train import train
 
 pytestmark = pytest.mark.slow
 
@@ -54,7 +56,7 @@ def ray_session():
 def tiny_run(tmp_path_factory, ray_session):
     out = tmp_path_factory.mktemp("runs")
     cfg = load_config("configs/rllib_tiny.yaml", {"out": str(out)})
-    return cfg, train(cfg, log=lambda _: None)
+    return cfg, train(cfg, log=lambda _: None, evaluator=TOURNAMENT)
 
 
 def test_tiny_run_trains_checkpoints_and_evaluates(tiny_run):
@@ -103,7 +105,7 @@ def test_reloaded_policy_plays_an_evaluated_game_against_random(tiny_run):
 def test_existing_run_is_not_overwritten_and_resume_continues(tiny_run):
     cfg, result = tiny_run
     with pytest.raises(InvalidConfigError, match="exists"):
-        train(cfg, log=lambda _: None)
+        train(cfg, log=lambda _: None, evaluator=TOURNAMENT)
     before = (result.checkpoint / WEIGHTS_FILE).read_bytes()
     args = ["--config", "configs/rllib_tiny.yaml", "--resume"]
     assert main([*args, "--name", "no_such_run"]) == 2  # nothing to resume
@@ -111,6 +113,7 @@ def test_existing_run_is_not_overwritten_and_resume_continues(tiny_run):
         load_config("configs/rllib_tiny.yaml", {"out": cfg.out, "iterations": 3}),
         resume=True,
         log=lambda _: None,
+        evaluator=TOURNAMENT,
     )
     assert resumed.iterations == 3 and resumed.checkpoint.name == "iter_000003"
     assert resumed.env_steps > result.env_steps  # RLlib's counters were restored too

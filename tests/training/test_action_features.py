@@ -242,7 +242,7 @@ def test_scoring_model_file_round_trip(tmp_path) -> None:
 
 
 def test_config_needs_the_actions_block_last() -> None:
-    from perikles_env.training.config import load_config
+    from perikles_env.training.ppo.config import load_config
 
     smoke = "configs/smoke.yaml"
     with pytest.raises(InvalidConfigError, match="end env.features with actions"):

@@ -87,7 +87,7 @@ def test_demonstrations_play_the_heuristic_s_own_moves_and_record_its_ties() -> 
     best set with the same generator calls as HeuristicAgent: the same games, plus ties."""
     import numpy as np
 
-    from perikles_env.training.pretrain import teacher_move
+    from perikles_env.training.ppo.pretrain import teacher_move
 
     teacher = make_agent("heuristic")
     game = new_game(GameConfig(num_players=4, record_events=False), seed=21)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from perikles_env.training.budget import Budget, BudgetBar
+from perikles_env.jobs.budget import Budget, BudgetBar
 
 
 def test_time_budget_decides_when_it_ends_first() -> None:

@@ -104,8 +104,10 @@ def _parser_of(main, monkeypatch) -> CliParser:
 
 
 def _tools():
+    from perikles_env import config_schema_export as schema_export
     from perikles_env.evaluation import cli as evaluate
-    from perikles_env.training import agreement, convert_model, schema_export, train, war_profile
+    from perikles_env.launch import ppo as train
+    from perikles_env.training import agreement, convert_model, war_profile
 
     return [train.main, evaluate.main, war_profile.main, agreement.main, convert_model.main,
             schema_export.main]

@@ -33,7 +33,7 @@ def corrupt_model(tmp_path_factory) -> str:
 
 
 EVALUATE = "perikles_env.evaluation.cli"
-TRAIN = "perikles_env.training.train"
+TRAIN = "perikles_env.launch.ppo"
 WAR = "perikles_env.training.war_profile"
 AGREEMENT = "perikles_env.training.agreement"
 

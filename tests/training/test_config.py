@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from perikles_env.errors import InvalidConfigError
-from perikles_env.training.config import config_from_dict, load_config, parse_override
+from perikles_env.training.ppo.config import config_from_dict, load_config, parse_override
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 NET = str(CONFIGS.parent / "perikles_env/agents/search/search_net.pkn")

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from perikles_env.training.schema_export import FOLDER, SCHEMAS, schema_texts, stale
+from perikles_env.config_schema_export import FOLDER, SCHEMAS, schema_texts, stale
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
 def test_schema_files_are_current() -> None:
     assert FOLDER == CONFIGS / "schema"
-    assert stale() == [], "run: python -m perikles_env.training.schema_export"
+    assert stale() == [], "run: python -m perikles_env.config_schema_export"
     assert sorted(p.name for p in FOLDER.glob("*.json")) == sorted(schema_texts())
 
 

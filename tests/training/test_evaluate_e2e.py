@@ -202,7 +202,7 @@ def test_soak_permission_denying_policy_finishes_and_reports_truncations(tmp_pat
 def test_an_interrupt_between_a_game_and_its_line_counts_the_lines(tmp_path, monkeypatch) -> None:
     """A signal that lands after a game ends but before its line is written leaves
     ``status.json``'s count equal to the lines kept, not to the games finished."""
-    import perikles_env.evaluation.report as report
+    import perikles_env.evaluation.eval_report as report
 
     written = report.append_game
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-import perikles_env.evaluation.report as report
+import perikles_env.evaluation.eval_report as report
 import perikles_env.evaluation.runner as runner
 from perikles_env.errors import InvalidConfigError
 from perikles_env.evaluation.cli import main
 from perikles_env.evaluation.tournament import evaluate, resume
-from perikles_env.training.run_folder import write_status
+from perikles_env.jobs.run_folder import write_status
 from tests.training.test_evaluate_e2e import _numbers
 
 LINEUP = ["heuristic", "random"]

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from perikles_env.evaluation.config import EvalConfig, expand_lineup
-from perikles_env.evaluation.results import summarise_matchup
+from perikles_env.evaluation.matchup_results import summarise_matchup
 from perikles_env.evaluation.runner import GameRecord, game_seeds, seat_lineup
 from perikles_env.evaluation.stats import (
     bootstrap_mean_ci,

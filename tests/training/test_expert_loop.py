@@ -17,7 +17,9 @@ import torch
 from perikles_env.agents import make_agent
 from perikles_env.agents.search.net_file import load_net
 from perikles_env.engine.backend import native_available
-from perikles_env.training.expert import checkpoint, cli, loop
+from perikles_env.evaluation.for_trainers import TOURNAMENT
+from perikles_env.launch import expert as cli
+from perikles_env.training.expert import checkpoint, loop
 from perikles_env.training.expert.checkpoint import CheckpointError
 from perikles_env.training.expert.config import load_config
 
@@ -36,7 +38,7 @@ def _status(run_dir: Path) -> str:
 
 def test_smoke_config_trains_checkpoints_and_reports(tmp_path: Path) -> None:
     run_dir = loop.run(_config(tmp_path), command="perikles-search-train --config search_smoke",
-                       progress=False)
+                       progress=False, evaluator=TOURNAMENT)
     assert run_dir == tmp_path / "search_smoke" and _status(run_dir) == "complete"
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["iterations"] == 2 and [h["iteration"] for h in summary["history"]] == [1, 2]
@@ -57,12 +59,13 @@ def test_smoke_config_trains_checkpoints_and_reports(tmp_path: Path) -> None:
     agent = make_agent(f"search:model={run_dir / 'net.pkn'},sims=4")  # playable at once
     assert agent.params.sims == 4
     # a second run never overwrites the first
-    again = loop.run(_config(tmp_path, *QUICK, "budget.iterations=1"), progress=False)
+    again = loop.run(_config(tmp_path, *QUICK, "budget.iterations=1"), progress=False,
+                     evaluator=TOURNAMENT)
     assert again == tmp_path / "search_smoke-2"
 
 
 def test_resume_continues_to_the_uninterrupted_network(tmp_path: Path, monkeypatch) -> None:
-    whole = loop.run(_config(tmp_path / "a", *QUICK), progress=False)
+    whole = loop.run(_config(tmp_path / "a", *QUICK), progress=False, evaluator=TOURNAMENT)
 
     calls = []
     train = loop.train
@@ -75,7 +78,7 @@ def test_resume_continues_to_the_uninterrupted_network(tmp_path: Path, monkeypat
 
     monkeypatch.setattr(loop, "train", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        loop.run(_config(tmp_path / "b", *QUICK), progress=False)
+        loop.run(_config(tmp_path / "b", *QUICK), progress=False, evaluator=TOURNAMENT)
     cut = tmp_path / "b" / "search_smoke"
     assert _status(cut) == "interrupted" and checkpoint.latest(cut).iteration == 1
     monkeypatch.setattr(loop, "train", train)
@@ -138,7 +141,7 @@ def _checkpoint_bytes(state: dict, optimizer: bytes) -> bytes:
 def finished_run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("finished")
     return loop.run(load_config("search_smoke", [f"out={out}", *QUICK, "budget.iterations=1"]),
-                    progress=False)
+                    progress=False, evaluator=TOURNAMENT)
 
 
 @pytest.mark.parametrize(
@@ -202,7 +205,8 @@ def test_a_bad_warm_start_file_is_one_line_and_no_run_folder(tmp_path, capsys, k
 def test_warm_start_from_a_network_file(finished_run, tmp_path) -> None:
     start = finished_run / "net.pkn"
     run_dir = loop.run(_config(tmp_path, *QUICK, "budget.iterations=1",
-                               f"warm_start.net={start}", "net.policy_arch=[64]"), progress=False)
+                               f"warm_start.net={start}", "net.policy_arch=[64]"), progress=False,
+                       evaluator=TOURNAMENT)
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["warm_start"] == f"net:{start}"
     # the file's sizes win over the net section's (which builds random networks only)
@@ -215,7 +219,7 @@ def test_self_play_with_the_opponent_model_and_playouts(tmp_path) -> None:
     config = _config(tmp_path, *QUICK, "budget.iterations=1", "search.opponents=heuristic",
                      "search.rollout_mix=0.5")
     assert config.search.params().opponents == "heuristic"
-    run_dir = loop.run(config, progress=False)
+    run_dir = loop.run(config, progress=False, evaluator=TOURNAMENT)
     summary = json.loads((run_dir / "summary.json").read_text())
     assert _status(run_dir) == "complete" and summary["history"][0]["positions"] > 0
 
@@ -233,7 +237,7 @@ def test_a_killed_run_is_marked_interrupted_and_resumes(tmp_path: Path) -> None:
     args = ["--config", "search_smoke", "--no-progress", "--override", f"out={tmp_path}",
             "--override", "budget.iterations=1000", "--override", "eval.every=0",
             "--override", "selfplay.workers=2"]
-    process = subprocess.Popen([sys.executable, "-m", "perikles_env.training.expert.cli", *args],
+    process = subprocess.Popen([sys.executable, "-m", "perikles_env.launch.expert", *args],
                                cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     run_dir = tmp_path / "search_smoke"
     deadline = time.time() + 120
@@ -257,7 +261,7 @@ def test_self_play_in_worker_processes(tmp_path) -> None:
     one of them is played, recorded and learnt from."""
     config = _config(tmp_path, *QUICK, "budget.iterations=1", "selfplay.games=3",
                      "selfplay.workers=2")
-    run_dir = loop.run(config, progress=False)
+    run_dir = loop.run(config, progress=False, evaluator=TOURNAMENT)
     record = json.loads((run_dir / "summary.json").read_text())["history"][0]
     assert _status(run_dir) == "complete"
     assert record["games"] == 3 and sum(record["seats"].values()) == 12

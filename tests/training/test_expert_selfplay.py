@@ -1,4 +1,4 @@
-"""Self-play of expert iteration (training/expert/selfplay.py) and its stored positions
+"""Self-play of expert iteration (training/expert/self_play_games.py) and its stored positions
 (dataset.py): the recorded targets are the search's, the values the final win shares in
 the recorder's relative seat order, and a data file reads back exactly or is refused."""
 
@@ -15,7 +15,7 @@ from perikles_env.agents.search.network import NetSettings, SearchNet, relative_
 from perikles_env.engine.backend import native_available
 from perikles_env.training.expert import dataset
 from perikles_env.training.expert.dataset import DatasetError, ReplayWindow
-from perikles_env.training.expert.selfplay import (
+from perikles_env.training.expert.self_play_games import (
     SELF,
     SelfPlay,
     play_sharded,

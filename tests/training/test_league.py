@@ -15,9 +15,9 @@ import pytest
 from perikles_env.agents import make_agent
 from perikles_env.analysis.params import HeuristicParams
 from perikles_env.errors import InvalidConfigError
-from perikles_env.training.config import load_config
-from perikles_env.training.selfplay import SelfPlayPool
-from perikles_env.training.train import main
+from perikles_env.launch.ppo import main
+from perikles_env.training.ppo.config import load_config
+from perikles_env.training.ppo.self_play_pool import SelfPlayPool
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 LEAGUE, SMOKE = CONFIGS / "default.yaml", CONFIGS / "heuristic_league_smoke.yaml"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from perikles_env.training.callbacks import BudgetLinearSchedule, RunState, TimeLimitCallback
-from perikles_env.training.config import config_from_dict
-from perikles_env.training.train import make_model, make_vec_env
+from perikles_env.training.ppo.callbacks import BudgetLinearSchedule, RunState, TimeLimitCallback
+from perikles_env.training.ppo.config import config_from_dict
+from perikles_env.training.ppo.train import make_model, make_vec_env
 
 
 def test_schedule_follows_the_budget_that_runs_out_first():

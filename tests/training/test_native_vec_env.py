@@ -23,8 +23,8 @@ from tests.native.vec_helpers import require_native_vec
 require_native_vec()
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor  # noqa: E402
 
-from perikles_env.training.config import load_config  # noqa: E402
-from perikles_env.training.native_vec_env import (  # noqa: E402
+from perikles_env.training.ppo.config import load_config  # noqa: E402
+from perikles_env.training.ppo.native_vec_env import (  # noqa: E402
     NativeVecEnv,
     choose_vector,
     make_native_vec_env,
@@ -36,7 +36,7 @@ REWARD = RewardConfig(win=1.0, vp_margin=0.5, shaping=1.0, vp_scale=10.0)
 
 class Twin:
     """One env of the native VecEnv replayed on the Python engine: the seed, seat and
-    player-count streams of ``native/vector_env.hpp``, the episode rules of
+    player-count streams of ``native/env/vector_env.hpp``, the episode rules of
     ``single_agent/env.py`` (truncation, dealing again) and its reward tracker."""
 
     def __init__(self, seed: int, counts, seat, max_decisions: int, features) -> None:
@@ -283,7 +283,7 @@ def test_env_vector_chooses_the_path_and_validates_it(monkeypatch) -> None:
 
 
 def test_the_trainer_runs_on_it_end_to_end(tmp_path, capsys) -> None:
-    from perikles_env.training.train import main
+    from perikles_env.launch.ppo import main
 
     overrides = ["env.vector=auto", "opponents.weights={random: 1.0}", "pretrain.decisions=0"]
     overrides += ["eval.every=0", f"out={tmp_path}"]

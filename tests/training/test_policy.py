@@ -12,8 +12,8 @@ from perikles_env.engine import actions as A
 
 
 def _tiny_model(features=(), **ppo):
-    from perikles_env.training.config import config_from_dict
-    from perikles_env.training.train import make_model, make_vec_env
+    from perikles_env.training.ppo.config import config_from_dict
+    from perikles_env.training.ppo.train import make_model, make_vec_env
 
     config = config_from_dict(
         {

@@ -6,7 +6,7 @@ import numpy as np
 
 from perikles_env.engine import NUM_ACTIONS
 from perikles_env.single_agent import OpponentPool, RewardConfig
-from perikles_env.training.pretrain import (
+from perikles_env.training.ppo.pretrain import (
     DemoJob,
     clone_policy,
     collect_demos,
@@ -42,8 +42,8 @@ def test_collect_demos_is_deterministic_and_reaches_the_count():
 
 
 def test_cloning_lowers_the_imitation_loss():
-    from perikles_env.training.config import config_from_dict
-    from perikles_env.training.train import make_model, make_vec_env
+    from perikles_env.training.ppo.config import config_from_dict
+    from perikles_env.training.ppo.train import make_model, make_vec_env
 
     demos = collect_demos(300, 1, (4,), "heuristic", OpponentPool.of("random"),
                           RewardConfig(), 0.99)

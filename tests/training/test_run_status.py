@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 from perikles_env.errors import InvalidConfigError
-from perikles_env.training.run_folder import (
+from perikles_env.jobs.run_folder import (
     INTERRUPTED,
     RUNNING,
     read_status,
     remove_temp_files,
     write_status,
 )
-from perikles_env.training.train import resumable, status_line
+from perikles_env.training.ppo.train import resumable, status_line
 
 
 def test_status_names_the_process_and_host(tmp_path: Path) -> None:
@@ -36,7 +36,7 @@ def test_status_names_the_process_and_host(tmp_path: Path) -> None:
 def test_a_run_whose_process_is_gone_reads_interrupted(tmp_path: Path) -> None:
     code = (
         "import sys; from pathlib import Path; "
-        "from perikles_env.training.run_folder import write_status; "
+        "from perikles_env.jobs.run_folder import write_status; "
         "write_status(Path(sys.argv[1]), 'running', timesteps=4096)"
     )
     subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=True, timeout=60)
@@ -70,7 +70,7 @@ def test_a_resume_removes_what_a_kill_left_half_written(tmp_path: Path) -> None:
 
 def test_yaml_python_tags_are_refused_in_one_line(tmp_path: Path) -> None:
     from perikles_env.evaluation.config import load_config as load_eval
-    from perikles_env.training.config import load_config
+    from perikles_env.training.ppo.config import load_config
     from perikles_env.training.rllib.config import load_config as load_rllib
 
     marker = tmp_path / "ran"
@@ -84,7 +84,7 @@ def test_yaml_python_tags_are_refused_in_one_line(tmp_path: Path) -> None:
         assert "python/object/apply:os.system" in message and "refused" in message
     assert not marker.exists()
     done = subprocess.run(
-        [sys.executable, "-m", "perikles_env.training.train", "--config", str(path)],
+        [sys.executable, "-m", "perikles_env.launch.ppo", "--config", str(path)],
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr

@@ -1,11 +1,11 @@
-"""Self-play opponent pool weights (training/selfplay.py)."""
+"""Self-play opponent pool weights (training/ppo/self_play_pool.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from perikles_env.training.config import OpponentSection
-from perikles_env.training.selfplay import SelfPlayPool
+from perikles_env.training.ppo.config import OpponentSection
+from perikles_env.training.ppo.self_play_pool import SelfPlayPool
 
 
 def section(**kw):

@@ -15,8 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perikles_env.training.config import load_config
-from perikles_env.training.train import main, make_model, make_vec_env
+from perikles_env.launch.ppo import main
+from perikles_env.training.ppo.config import load_config
+from perikles_env.training.ppo.train import make_model, make_vec_env
 
 SMOKE = Path(__file__).resolve().parents[2] / "configs" / "smoke.yaml"
 
@@ -159,7 +160,7 @@ def test_interrupt_saves_a_checkpoint_and_resume_reaches_the_target(tmp_path, ho
     ]
     root = Path(__file__).resolve().parents[2]
     process = subprocess.Popen(
-        [sys.executable, "-m", "perikles_env.training.train", *args],
+        [sys.executable, "-m", "perikles_env.launch.ppo", *args],
         cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True,  # its own process group, as a terminal gives a job
     )

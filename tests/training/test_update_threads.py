@@ -8,7 +8,7 @@ torch = pytest.importorskip("torch")
 
 
 def test_threads_switch_between_rollout_and_update_and_are_restored():
-    from perikles_env.training.callbacks import UpdateThreadsCallback
+    from perikles_env.training.ppo.callbacks import UpdateThreadsCallback
 
     before = torch.get_num_threads()
     callback = UpdateThreadsCallback(rollout_threads=1, update_threads=2)
@@ -28,7 +28,7 @@ def test_threads_switch_between_rollout_and_update_and_are_restored():
 
 def test_update_threads_is_validated():
     from perikles_env.errors import InvalidConfigError
-    from perikles_env.training.config import config_from_dict
+    from perikles_env.training.ppo.config import config_from_dict
 
     assert config_from_dict({}).train.update_threads is None
     assert config_from_dict({"train": {"update_threads": 2}}).train.update_threads == 2

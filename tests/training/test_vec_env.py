@@ -7,7 +7,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from perikles_env.single_agent import make_env_fn
-from perikles_env.training.vec_env import BatchedSubprocVecEnv
+from perikles_env.training.ppo.vec_env import BatchedSubprocVecEnv
 
 
 def _fns(n, **kw):

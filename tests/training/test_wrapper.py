@@ -167,8 +167,8 @@ def test_same_table_outside_zero_to_one_is_refused(bad):
 
 def test_the_config_hands_same_table_to_the_training_pool():
     pytest.importorskip("yaml")
-    from perikles_env.training.config import config_from_dict
-    from perikles_env.training.selfplay import SelfPlayPool
+    from perikles_env.training.ppo.config import config_from_dict
+    from perikles_env.training.ppo.self_play_pool import SelfPlayPool
 
     config = config_from_dict({}, ["opponents.same_table=0.3"])
     assert SelfPlayPool(config.opponents).pool().same_table == 0.3

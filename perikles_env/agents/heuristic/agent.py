@@ -28,17 +28,7 @@ from ..tiebreak import draw_seed, tie_break
 from .commit import score_commit
 
 if TYPE_CHECKING:
-    from ...engine.game import Game
-
-try:  # the C++ heuristic plays on a game of the C++ core
-    from ...engine.native import NativeGame
-    from ...engine.native import extension as native_extension
-except ImportError:  # the core is not built: every game is a Python game
-    NativeGame = None  # type: ignore[assignment,misc]
-
-# On a game of the C++ core the C++ heuristic decides (the same choices, tests/native/
-# test_heuristic_identity.py); False plays this Python reference there too (benchmarks).
-NATIVE_HEURISTIC = True
+    from ...engine.interface import GameInterface
 
 # Minimum gain (VP) before an influence special is spent, by turn: a tile kept has option value.
 SPECIAL_HOLD = {1: 3.0, 2: 2.0, 3: 0.3}
@@ -51,8 +41,14 @@ class HeuristicAgent(Agent):
     uses_state = True
     read_only = True
 
-    def __init__(self, params: HeuristicParams | None = None, **kwargs: float) -> None:
+    def __init__(
+        self, params: HeuristicParams | None = None, *, in_cpp: bool = True, **kwargs: float
+    ) -> None:
+        """``in_cpp``: let a game that has the C++ heuristic (the C++ core's) decide with it
+        (the same choices, tests/native/test_heuristic_identity.py); False always runs this
+        Python reference (benchmarks compare the two)."""
         self.params = params or HeuristicParams(**kwargs)
+        self.in_cpp = in_cpp
 
     def describe(self) -> str:
         defaults = HeuristicParams()
@@ -63,29 +59,35 @@ class HeuristicAgent(Agent):
         ]
         return self.name + (":" + ",".join(diff) if diff else "")
 
-    def act_state(self, game: Game, player: int, rng: np.random.Generator) -> int:
-        """On the C++ core the C++ heuristic decides (``native/heuristic.hpp``): the same
-        scores and the same tie-breaking contract, so the same action for the same rng."""
+    def act_state(self, game: GameInterface, player: int, rng: np.random.Generator) -> int:
+        """Where the game has the C++ heuristic (``native/players/heuristic.hpp``) it decides: the
+        same scores and the same tie-breaking contract, so the same action for the same rng
+        (its seed is drawn from ``rng`` only then)."""
         legal = game.legal_actions()  # the acting player's options: public + his own pool
         if len(legal) == 1:
             return legal[0]
-        if NATIVE_HEURISTIC and NativeGame is not None and isinstance(game, NativeGame):
-            seed = draw_seed(rng)
-            return int(native_extension.heuristic_decide(game.core, player, self.param_tuple, seed))
+        if self.in_cpp:
+            choice = game.heuristic_decide(player, self.param_tuple, lambda: draw_seed(rng))
+            if choice is not None:
+                return choice
         return self.decide(PlayerView(game, player), legal, rng)
 
-    def scores(self, game: Game, player: int, legal: list[int]) -> list[float]:
-        """``score_actions`` for ``player`` (to act) of ``game``: in C++ on a native game."""
-        if NATIVE_HEURISTIC and NativeGame is not None and isinstance(game, NativeGame):
-            return list(native_extension.heuristic_scores(game.core, player, self.param_tuple))
+    def scores(self, game: GameInterface, player: int, legal: list[int]) -> list[float]:
+        """``score_actions`` for ``player`` (to act) of ``game``: in C++ where it can."""
+        if self.in_cpp:
+            scores = game.heuristic_scores(player, self.param_tuple)
+            if scores is not None:
+                return scores
         return score_actions(self.params, PlayerView(game, player), legal)
 
-    def playout(self, game: Game, seed: int, horizon: int) -> int:
+    def playout(self, game: GameInterface, seed: int, horizon: int) -> int:
         """This heuristic plays every seat of ``game`` for ``horizon`` decisions with more
         than one legal action (-1: to the end), decision seeds from ``Rng(seed)``: one C++
-        call on a native game, the same moves in Python on a Python game."""
-        if NATIVE_HEURISTIC and NativeGame is not None and isinstance(game, NativeGame):
-            return game.heuristic_playout(self.param_tuple, seed, horizon)
+        call where the game can, else the same moves in Python."""
+        if self.in_cpp:
+            made = game.heuristic_playout(self.param_tuple, seed, horizon)
+            if made is not None:
+                return made
         stream = Rng(seed)
         made = 0
         while made != horizon and not game.is_terminal:

@@ -1,5 +1,5 @@
 """The search's settings, declared here once (``knob``): the C++ ``search::Params``
-(native/generated/params.hpp), the ``search:`` spec parser, the expert config's ``search``
+(native/engine/generated/params.hpp), the ``search:`` spec parser, the expert config's ``search``
 section (and so configs/schema/search.json) and the table of docs/agents.md derive from it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from ...analysis.knobs import check_knobs, knob, knob_fields
 from ...engine import NUM_ACTIONS
 from ...errors import InvalidConfigError
 
-OPPONENT_MODELS = ("tree", "heuristic")  # native/search.hpp Params.heuristic_opponents
+OPPONENT_MODELS = ("tree", "heuristic")  # C++: search::Params.heuristic_opponents
 NATIVE_OPPONENTS = "heuristic_opponents"  # C++: a bool, true for "heuristic"
 MIN_PRIOR_TEMP, MAX_PRIOR_TEMP = 1e-3, 1e3  # logits / prior_temp stay finite in float32
 
@@ -65,7 +65,7 @@ class SearchParams:
         check_knobs(self, "search")
 
     def native(self) -> dict[str, Any]:
-        """The C++ ``search::Params`` members (native/generated/params.hpp), by name: the
+        """The C++ ``search::Params`` members (native/engine/generated/params.hpp), by name: the
         native knobs, ``opponents`` as ``heuristic_opponents``."""
         out: dict[str, Any] = {}
         for name, k in knob_fields(type(self)):

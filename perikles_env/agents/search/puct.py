@@ -1,5 +1,5 @@
 """The driver of network-guided IS-MCTS: the tree walk, determinization and legality run in
-C++ (``perikles_env._native.Search``, native/search.hpp); this loop hands the leaves it
+C++ (``perikles_env._native.Search``, native/players/search.hpp); this loop hands the leaves it
 collects to an ``Evaluator`` in batches and feeds the answers back (docs/agents.md, "Search
 with a network").
 
@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ...analysis.encoding import FEATURE_IDS
 from ...engine import NUM_ACTIONS
+from ...engine.factory import on_native_core
 from ...errors import InvalidConfigError
 from ..base import AgentError
 from .evaluator import EvaluationError, Evaluator
@@ -28,10 +30,9 @@ from .params import OPPONENT_MODELS, SearchParams
 __all__ = ["OPPONENT_MODELS", "Search", "SearchParams", "SearchResult", "native_game"]
 
 if TYPE_CHECKING:
-    from ...engine.game import Game
+    from ...engine.interface import GameInterface
     from ...engine.native import NativeGame
 
-FEATURE_IDS = {"battle": 0, "actions": 1}  # native/vector_env.hpp Feature
 MAX_PLAYERS = 5
 
 
@@ -57,11 +58,9 @@ def _native() -> Any:
     return extension
 
 
-def native_game(game: Game) -> NativeGame:
+def native_game(game: GameInterface) -> NativeGame:
     """``game`` itself on the C++ core, else its validated C++ copy."""
-    from ...engine.native import NativeGame
-
-    return game if isinstance(game, NativeGame) else NativeGame.from_python(game)
+    return on_native_core(game)
 
 
 class Search:
@@ -85,7 +84,7 @@ class Search:
         self.calls = 0  # evaluator calls of the last run
 
     def run(
-        self, games: Sequence[Game], players: Sequence[int], seeds: Sequence[int]
+        self, games: Sequence[GameInterface], players: Sequence[int], seeds: Sequence[int]
     ) -> list[SearchResult]:
         """One search per game (the decision of ``players[i]``, who must be the seat to
         act), seeded by ``seeds[i]``; the games are only read."""
@@ -130,7 +129,7 @@ class Search:
             raise EvaluationError(f"values must have shape ({n}, num_players), got {values.shape}")
         return logits, values
 
-    def _results(self, roots: Sequence[Game]) -> list[SearchResult]:
+    def _results(self, roots: Sequence[NativeGame]) -> list[SearchResult]:
         s = len(roots)
         actions = np.zeros(s, dtype=np.int32)
         sims = np.zeros(s, dtype=np.int32)

@@ -19,13 +19,15 @@ from collections.abc import Sequence
 from perikles_env.agents.ppo_file import ModelFileError
 from perikles_env.cli import CliParser, command_line
 from perikles_env.errors import InvalidConfigError
-from perikles_env.training.signals import StopRequest, exit_code
+from perikles_env.jobs.evaluator import Evaluator
+from perikles_env.jobs.signals import StopRequest, exit_code
 
 from .config import load_config
 from .loop import PROG, run
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, evaluator: Evaluator) -> int:
+    """The command line; ``perikles_env.launch.expert`` starts it with the evaluator."""
     p = CliParser(prog=PROG, description=__doc__.split("\n\n")[0])
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", help="a config file or a shipped name (search_smoke)")
@@ -40,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = load_config(args.config, args.override) if args.config else None
         with StopRequest().listening():
             run_dir = run(config, args.resume, command, False if args.no_progress else None,
-                          args.override if args.resume else ())
+                          args.override if args.resume else (), evaluator=evaluator)
     except (InvalidConfigError, ModelFileError) as exc:
         print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
@@ -50,6 +52,3 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"(agent search:model={shlex.quote(str(run_dir / 'net.pkn'))})")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

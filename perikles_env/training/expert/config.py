@@ -18,11 +18,16 @@ from perikles_env.agents.search.network import MAX_LAYERS, MAX_WIDTH, NetSetting
 from perikles_env.analysis.knobs import knob_fields, pydantic_field
 from perikles_env.engine import data as D
 from perikles_env.errors import InvalidConfigError
+from perikles_env.jobs.config_fields import check_spec
+from perikles_env.jobs.config_schema import (
+    Config,
+    FieldError,
+    Schema,
+    build_with_overrides,
+    load_file,
+)
+from perikles_env.jobs.run_folder import folder_path, plain_folder_name
 from perikles_env.vector.seat_draw import MAX_WEIGHT
-
-from ..config import check_spec
-from ..run_folder import folder_path, plain_folder_name
-from ..schema import Config, FieldError, Schema, build_with_overrides, load_file
 
 SELF = "self"  # a league seat played by the current network with search
 

@@ -28,14 +28,23 @@ from perikles_env.agents.search.net_file import load_net, save_net
 from perikles_env.agents.search.network import SearchNet
 from perikles_env.errors import InvalidConfigError
 from perikles_env.files import write_text
+from perikles_env.jobs.budget import Budget
+from perikles_env.jobs.evaluator import Evaluator
+from perikles_env.jobs.run_folder import (
+    COMPLETE,
+    FAILED,
+    INTERRUPTED,
+    RUNNING,
+    new_run_dir,
+    read_status,
+    write_status,
+)
 
-from ..budget import Budget
-from ..run_folder import COMPLETE, FAILED, INTERRUPTED, RUNNING, new_run_dir, write_status
 from . import checkpoint, dataset
 from .config import ExpertConfig, config_from_dict
+from .expert_report import write_report
 from .learner import make_optimizer, train
-from .report import write_report
-from .selfplay import play_sharded
+from .self_play_games import play_sharded
 
 CONFIG = "config.yaml"
 DATA = "data"
@@ -105,15 +114,15 @@ def eval_specs(config: ExpertConfig, path: Path) -> dict[str, str]:
     return specs
 
 
-def evaluate_net(config: ExpertConfig, path: Path) -> dict[str, dict[str, Any]]:
+def evaluate_net(
+    config: ExpertConfig, path: Path, evaluator: Evaluator
+) -> dict[str, dict[str, Any]]:
     """Win rate and 95 % CI of the network (with and without search) against each
     ``eval.opponents`` entry filling the other seats."""
-    from perikles_env.evaluation import evaluate
-
     out: dict[str, dict[str, Any]] = {}
     for opponent in config.eval.opponents:
         for label, spec in eval_specs(config, path).items():
-            result = evaluate(
+            result = evaluator.evaluate(
                 [spec, opponent], players=config.net.num_players, games=config.eval.games,
                 seed=config.eval.seed, workers=config.eval.workers, plots=False,
             )
@@ -131,10 +140,10 @@ class Run:
 
     def __init__(
         self, config: ExpertConfig, run_dir: Path, net: SearchNet, command: str,
-        warm: str, progress: bool,
+        warm: str, progress: bool, evaluator: Evaluator,
     ) -> None:
         self.config, self.run_dir, self.net, self.command = config, run_dir, net, command
-        self.warm, self.progress = warm, progress
+        self.warm, self.progress, self.evaluator = warm, progress, evaluator
         self.optimizer = make_optimizer(net, config.learn.learning_rate)
         self.window = dataset.ReplayWindow(config.replay.window)
         self.history: list[dict[str, Any]] = []
@@ -191,7 +200,7 @@ class Run:
         last = i == c.budget.iterations or bool(c.budget.minutes and used >= 60 * c.budget.minutes)
         if c.eval.every and (i % c.eval.every == 0 or last):
             path = save_net(checkpoint.net_path(self.run_dir, i), self.net)
-            record["eval"] = evaluate_net(c, path)
+            record["eval"] = evaluate_net(c, path, self.evaluator)
         self.seconds += time.perf_counter() - start
         record["seconds"] = round(self.seconds, 1)
         self.history.append(record)
@@ -253,18 +262,49 @@ class Run:
         }
 
 
+def resumable_checkpoint(run_dir: Path, config: ExpertConfig) -> checkpoint.Checkpoint | None:
+    """The checkpoint ``--resume`` continues from (None: the run was stopped before its
+    first one, so it starts again at iteration 1 in its folder). Refused: a run still
+    running, a complete run with nothing left to do under ``config``'s budget, a folder
+    whose checkpoints are all damaged."""
+    status = read_status(run_dir)
+    state = status.get("status")
+    if state == RUNNING:
+        raise InvalidConfigError(
+            f"--resume: {run_dir} is still running (process {status.get('pid')} on "
+            f"{status.get('host')})"
+        )
+    if not list((run_dir / checkpoint.FOLDER).glob("ckpt_*.zip")):
+        if state == COMPLETE:
+            raise InvalidConfigError(f"--resume: {run_dir} is complete but has no checkpoint")
+        return None
+    ckpt = checkpoint.latest(run_dir)
+    budget = config.budget
+    spent = bool(budget.minutes and float(ckpt.run["seconds"]) >= 60 * budget.minutes)
+    if state == COMPLETE and (ckpt.iteration >= budget.iterations or spent):
+        raise InvalidConfigError(
+            f"--resume: {run_dir} is already complete ({ckpt.iteration} iterations, "
+            f"budget.iterations={budget.iterations}): nothing to resume; extend it with "
+            f"--override budget.iterations={ckpt.iteration + 1} (or a larger budget.minutes)"
+        )
+    return ckpt
+
+
 def run(
     config: ExpertConfig | None = None,
     resume: str | Path | None = None,
     command: str = "",
     progress: bool | None = None,
     overrides: Sequence[str] = (),
+    *,
+    evaluator: Evaluator,
 ) -> Path:
     """Start a new run of ``config`` or continue the run folder ``resume`` (its own config,
-    with ``overrides`` such as ``budget.iterations=20``); returns the run folder. The final
-    network is ``<run>/net.pkn``."""
+    with ``overrides`` such as ``budget.iterations=20``), evaluating with ``evaluator``;
+    returns the run folder. The final network is ``<run>/net.pkn``."""
     import torch
 
+    ckpt: checkpoint.Checkpoint | None = None
     if resume is not None:
         run_dir = Path(resume)
         if not (run_dir / CONFIG).is_file():
@@ -274,7 +314,11 @@ def run(
             config = config_from_dict(saved, list(overrides))
         except InvalidConfigError as exc:
             raise InvalidConfigError(f"{run_dir / CONFIG}: {exc}") from None
-        ckpt = checkpoint.latest(run_dir)
+        ckpt = resumable_checkpoint(run_dir, config)
+        if ckpt is None:  # killed before its first checkpoint: iteration 1 again, same seeds
+            loaded = check_warm_start(config)
+            print(f"{PROG}: {run_dir} has no checkpoint yet: starting it again at iteration 1",
+                  file=sys.stderr)
     elif config is None:
         raise InvalidConfigError("run needs a config or a run folder to resume")
     else:
@@ -285,13 +329,13 @@ def run(
     write_text(run_dir / CONFIG, yaml.safe_dump(config.to_dict(), sort_keys=False))
     write_status(run_dir, RUNNING, command=command)
     try:
-        if resume is None:
+        if ckpt is None:
             net, warm = initial_net(config, loaded, run_dir, show)
         else:
             net, warm = ckpt.net, ckpt.run["warm_start"]
         torch.set_num_threads(config.torch_threads)
-        state = Run(config, run_dir, net, command, warm, show)
-        if resume is not None:
+        state = Run(config, run_dir, net, command, warm, show, evaluator)
+        if ckpt is not None:
             state.restore(ckpt)
         state.loop()
         save_net(run_dir / NET, state.net, extra={"expert_iteration": {

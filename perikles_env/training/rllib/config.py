@@ -13,15 +13,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from perikles_env.jobs.config_fields import Positive, PositiveFloat, Spec, check_spec
+from perikles_env.jobs.config_schema import Config, FieldError, build, read_yaml
+from perikles_env.jobs.run_folder import folder_path, plain_folder_name
+
 from ...agents.rllib_policy import ACTIVATIONS
 from ...engine import MAX_GAME_DECISIONS
 from ...engine import data as D
 from ...environment.aec import REWARD_MODES
 from ...errors import InvalidConfigError
 from ...single_agent.opponents import OpponentPool
-from ..config import Positive, PositiveFloat, Spec, check_spec
-from ..run_folder import folder_path, plain_folder_name
-from ..schema import Config, FieldError, build, read_yaml
 
 Unit = Annotated[float, Field(gt=0, le=1)]
 

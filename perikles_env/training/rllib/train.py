@@ -30,11 +30,9 @@ from typing import Any
 
 import yaml
 
-from ...agents.rllib_policy import MODULE_ID, export_policy, model_config
-from ...cli import CliParser, command_line
-from ...errors import InvalidConfigError
-from ..budget import Budget
-from ..run_folder import (
+from perikles_env.jobs.budget import Budget
+from perikles_env.jobs.evaluator import Evaluator
+from perikles_env.jobs.run_folder import (
     COMPLETE,
     FAILED,
     INTERRUPTED,
@@ -43,6 +41,11 @@ from ..run_folder import (
     remove_temp_files,
     write_status,
 )
+
+from ...agents.rllib_policy import MODULE_ID, export_policy, model_config
+from ...cli import CliParser, command_line
+from ...errors import InvalidConfigError
+from ...workers import bounded_workers
 from .config import RLlibConfig, load_config
 from .env import PeriklesMultiAgentEnv
 
@@ -178,7 +181,7 @@ def _init_ray(cfg: RLlibConfig, address: str | None) -> None:
         # "local": a new instance even if this machine runs a cluster (only --address joins)
         ray.init(
             address="local",
-            num_cpus=cfg.num_cpus,
+            num_cpus=bounded_workers(cfg.num_cpus, "num_cpus"),  # Ray's local processes
             include_dashboard=False,
             configure_logging=False,
         )
@@ -190,14 +193,16 @@ def train(
     resume: bool = False,
     log: Callable[[str], None] = print,
     command: str = "",
+    *,
+    evaluator: Evaluator,
 ) -> TrainResult:
     """Train until the budget is spent, checkpoint, and (with ``eval_games``) evaluate the
-    final policy with the project's evaluator against ``eval_opponents``. ``status.json``
+    final policy with ``evaluator`` against ``eval_opponents``. ``status.json``
     says running, interrupted, failed or complete."""
     run_dir = _prepare_run_dir(cfg, resume)
     write_status(run_dir, RUNNING, command=command)
     try:
-        out = _train(cfg, run_dir, address, resume, log)
+        out = _train(cfg, run_dir, address, resume, log, evaluator)
     except KeyboardInterrupt as exc:
         write_status(run_dir, INTERRUPTED, command=command, signal=str(exc) or "SIGINT")
         raise
@@ -209,7 +214,8 @@ def train(
 
 
 def _train(
-    cfg: RLlibConfig, run_dir: Path, address: str | None, resume: bool, log: Callable[[str], None]
+    cfg: RLlibConfig, run_dir: Path, address: str | None, resume: bool,
+    log: Callable[[str], None], evaluator: Evaluator,
 ) -> TrainResult:
     _init_ray(cfg, address)
     algo = build_algorithm_config(cfg).build_algo()
@@ -249,7 +255,7 @@ def _train(
     _write_summary(out)  # before the evaluation, so a failed evaluation loses nothing
     log(f"checkpoint: {checkpoint}")
     if cfg.eval_games:
-        out.eval_win_rate = _evaluate(cfg, checkpoint, run_dir, log)
+        out.eval_win_rate = _evaluate(cfg, checkpoint, run_dir, log, evaluator)
         _write_summary(out)
     return out
 
@@ -262,12 +268,11 @@ def _write_summary(result: TrainResult) -> None:
     os.replace(tmp, result.run_dir / "summary.json")
 
 
-def _evaluate(cfg: RLlibConfig, checkpoint: Path, run_dir: Path, log: Callable) -> float:
-    from ...evaluation.cli import summary
-    from ...evaluation.tournament import evaluate
-
+def _evaluate(
+    cfg: RLlibConfig, checkpoint: Path, run_dir: Path, log: Callable, evaluator: Evaluator
+) -> float:
     spec = f"rllib:{checkpoint}"
-    result = evaluate(
+    result = evaluator.evaluate(
         [spec, *cfg.eval_opponents],
         players=cfg.num_players,
         games=cfg.eval_games,
@@ -276,7 +281,7 @@ def _evaluate(cfg: RLlibConfig, checkpoint: Path, run_dir: Path, log: Callable) 
         name="eval",
         plots=False,
     )
-    log(summary(result))
+    log(evaluator.summary(result))
     return result.win_rate(spec)
 
 
@@ -292,12 +297,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, evaluator: Evaluator) -> int:
+    """The command line; ``perikles_env.launch.rllib`` starts it with the evaluator."""
     args = parse_args(argv)
     try:
         cfg = load_config(args.config, {"name": args.name} if args.name else None)
         command = command_line("perikles-train-rllib", argv)
-        result = train(cfg, address=args.address, resume=args.resume, command=command)
+        result = train(
+            cfg, address=args.address, resume=args.resume, command=command, evaluator=evaluator
+        )
     except InvalidConfigError as exc:
         print(f"perikles-train-rllib: error: {exc}", file=sys.stderr)
         return 2
@@ -307,6 +315,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

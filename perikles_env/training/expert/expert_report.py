@@ -1,0 +1,102 @@
+"""The report of an expert-iteration run: ``summary.json``, ``report.md`` (per iteration:
+games, positions, losses, evaluation win rates with 95 % CIs) and ``learning_curve.png``
+(win rate against iterations per evaluated matchup), written atomically."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+from perikles_env.files import write_text
+from perikles_env.training.learning_curves import save_win_rate_plot
+
+CURVE = "learning_curve.png"
+
+
+def write_learning_curve(history: list[dict[str, Any]], path: Path) -> bool:
+    """Evaluation win rates (with their CIs) against iterations; False when none."""
+    evals = [h for h in history if h.get("eval")]
+    if not evals:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for key in sorted({k for h in evals for k in h["eval"]}):
+        pts = [(h["iteration"], h["eval"][key]) for h in evals if key in h["eval"]]
+        x = [p[0] for p in pts]
+        ax.plot(x, [100 * p[1]["win_rate"] for p in pts], marker="o", label=key)
+        ax.fill_between(
+            x, [100 * p[1]["ci"][0] for p in pts], [100 * p[1]["ci"][1] for p in pts], alpha=0.15
+        )
+    ax.set_xlabel("iteration")
+    save_win_rate_plot(fig, ax, path)
+    return True
+
+
+def markdown(summary: dict[str, Any]) -> str:
+    history = summary["history"]
+    done = summary["status"] == "complete"
+    net = summary.get("net")
+    lines = [
+        f"# Expert-iteration run `{summary['name']}`" + ("" if done else " (INTERRUPTED)"),
+        "",
+        f"* command: `{summary['command']}`",
+        f"* iterations: {summary['iterations']} of {summary['budget_iterations']} in "
+        f"{summary['seconds'] / 60:.1f} min"
+        + (" (stopped by `budget.minutes`)" if summary.get("stopped_by_time") else ""),
+        f"* warm start: {summary['warm_start'] or 'none (random weights)'}",
+    ]
+    if not done:
+        lines.append(
+            f"* continue with `perikles-search-train --resume {shlex.quote(summary['run_dir'])}`"
+        )
+    if net:
+        lines.append(f"* network: `{net}` (play it as `search:model={net}` or `net:{net}`)")
+    lines += [
+        "",
+        "## Iterations",
+        "",
+    ]
+    keys = sorted({k for h in history for k in h.get("eval", {})})
+    head = "| iteration | games | positions | window | policy loss | value loss | min |"
+    lines += [head + "".join(f" {k} |" for k in keys), "|" + "---:|" * (7 + len(keys))]
+    for h in history:
+        learn = h["learn"]
+        cells = [
+            str(h["iteration"]), str(h["games"]), f"{h['positions']:,}", f"{h['window_rows']:,}",
+            f"{learn['policy'][-1]:.3f}" if learn["policy"] else "-",
+            f"{learn['value'][-1]:.3f}" if learn["value"] else "-",
+            f"{h['seconds'] / 60:.1f}",
+        ]
+        for k in keys:
+            e = h.get("eval", {}).get(k)
+            cells.append(
+                f"{100 * e['win_rate']:.1f} % [{100 * e['ci'][0]:.0f}, {100 * e['ci'][1]:.0f}]"
+                f" ({e['games']})" if e else "-"
+            )
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "Win rates: the network (`search`: with search at `eval.sims` simulations; `net`: "
+        "alone) in one seat, the opponent in every other seat, all seat rotations on shared "
+        "seeds; 95 % Wilson intervals, games in parentheses.",
+    ]
+    if summary.get("learning_curve"):
+        lines += ["", f"![learning curve]({summary['learning_curve']})"]
+    lines += ["", "## Configuration", "", "```yaml", summary["config_yaml"].rstrip(), "```", ""]
+    return "\n".join(lines)
+
+
+def write_report(run_dir: Path, summary: dict[str, Any]) -> None:
+    if write_learning_curve(summary["history"], run_dir / CURVE):
+        summary["learning_curve"] = CURVE
+    write_text(
+        run_dir / "summary.json",
+        json.dumps({k: v for k, v in summary.items() if k != "config_yaml"}, indent=1),
+    )
+    write_text(run_dir / "report.md", markdown(summary))

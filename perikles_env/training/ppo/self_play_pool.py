@@ -1,0 +1,71 @@
+"""Self-play opponent pool: frozen snapshots of the learner mixed with fixed baselines.
+
+``opponents.weights`` in a config names fixed agents (``random``, ``heuristic``,
+``ismcts:...``, ``ppo:<path>``) and two self-play entries:
+
+* ``self_latest``: the most recent snapshot;
+* ``self_past``: the older snapshots, sharing the weight equally.
+
+Every ``snapshot_every`` learner steps the learner is saved to ``snapshots/`` and becomes
+``self_latest``; at most ``max_snapshots`` are kept (the oldest is dropped). A self entry
+without snapshots yet has no weight: the others are renormalised. Snapshots play with a
+sampled (``deterministic=false``) policy by default, which keeps self-play games varied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from perikles_env.single_agent import OpponentPool
+
+if TYPE_CHECKING:
+    from .config import OpponentSection
+
+# the self-play entries of ``opponents.weights`` (the config, the C++ vector env and the
+# search warm start name them; every other entry is a fixed agent's spec)
+SELF_LATEST = "self_latest"
+SELF_PAST = "self_past"
+SELF_KEYS = (SELF_LATEST, SELF_PAST)
+
+
+@dataclass
+class SelfPlayPool:
+    section: OpponentSection
+    snapshots: list[str] = field(default_factory=list)  # paths, oldest first
+
+    def snapshot_spec(self, path: str) -> str:
+        sampled = "" if self.section.snapshot_deterministic else ",deterministic=false"
+        return f"ppo:{path}{sampled}"
+
+    def add_snapshot(self, path: str) -> list[str]:
+        """Record a new snapshot; returns the paths that fell out of the pool."""
+        self.snapshots.append(str(path))
+        dropped = self.snapshots[: -self.section.max_snapshots]
+        self.snapshots = self.snapshots[-self.section.max_snapshots :]
+        return dropped
+
+    def pool(self) -> OpponentPool:
+        weights: dict[str, float] = {}
+        for key, w in self.section.weights.items():
+            if key not in SELF_KEYS and w > 0:
+                weights[key] = weights.get(key, 0.0) + w
+        if self.snapshots:
+            latest = self.section.weights.get(SELF_LATEST, 0.0)
+            past = self.section.weights.get(SELF_PAST, 0.0)
+            older = self.snapshots[:-1]
+            if latest > 0:
+                spec = self.snapshot_spec(self.snapshots[-1])
+                weights[spec] = weights.get(spec, 0.0) + latest
+            if past > 0 and older:
+                for path in older:
+                    spec = self.snapshot_spec(path)
+                    weights[spec] = weights.get(spec, 0.0) + past / len(older)
+        return OpponentPool(tuple(weights), tuple(weights.values()), self.section.same_table)
+
+    def state(self) -> dict[str, list[str]]:
+        return {"snapshots": list(self.snapshots)}
+
+    def restore(self, state: dict[str, list[str]]) -> None:
+        self.snapshots = [p for p in state.get("snapshots", []) if Path(p).exists()]
