@@ -10,8 +10,8 @@ import pytest
 
 from perikles_env.errors import InvalidConfigError
 from perikles_env.single_agent import OpponentPool
-from perikles_env.training.ppo.config import config_from_dict as train_config
 from perikles_env.training.expert.config import config_from_dict as expert_config
+from perikles_env.training.ppo.config import config_from_dict as train_config
 from perikles_env.vector.league import League
 from perikles_env.vector.seat_draw import MAX_WEIGHT
 
