@@ -33,6 +33,7 @@ native: $(NATIVE)
 # state"); then `make native` rebuilds the core if a native/*/generated header changed.
 generate: $(STAMP)
 	$(VPY) scripts/gen_native.py
+	$(VPY) scripts/gen_params.py
 	$(VPY) scripts/gen_annotations.py
 	$(VPY) scripts/gen_observation_docs.py --write
 	$(VPY) scripts/gen_action_docs.py --write
