@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..agents import Agent, make_agent
+from ..agents import Agent, TableLoop, decide, make_agent
 from ..engine.determinize import determinize
 from ..engine.game import Game
 from ..render.narrate import describe_action
@@ -43,8 +43,7 @@ def _win_share(game: Game, seat: int) -> float:
 
 
 def _playout(game: Game, players: Agent, rng: np.random.Generator) -> Game:
-    while not game.is_terminal:
-        game.apply_action(int(players.act_state(game, game.current, rng)))
+    TableLoop(game, [players] * game.n, rng, stop_at_truncation=False).run()
     return game
 
 
@@ -59,7 +58,7 @@ def hints(game: Game, seat: int, agent: Agent) -> list[dict[str, Any]]:
     legal = game.legal_actions()
     votes = dict.fromkeys(legal, 0)
     for sample in samples:
-        votes[int(agent.act_state(sample.clone(), seat, rng))] += 1
+        votes[int(decide(agent, sample.clone(), seat, rng, private=True))] += 1
     ranked = sorted(legal, key=lambda a: -votes[a])[:TOP]
     players = make_agent("heuristic")
     out = []
