@@ -1,4 +1,4 @@
-"""Fair tables between people (issue 43): each person receives only his own seat's token,
+"""Fair tables between people: each person receives only his own seat's token,
 no answer of an unfinished game carries its seed, the lobby tells no secret, a spectator
 sees the public information only, and agents that cannot play a player count are refused
 before a game exists (a game stuck on one can be given up). Also the defects the issue
