@@ -6,7 +6,7 @@ TORCH   := torch==2.13.0
 NATIVE  := $(VENV)/.native-built
 BUILD_TOOLS := 'scikit-build-core>=0.10' 'nanobind>=2.0'
 
-.PHONY: venv native test test-slow test-rllib test-openspiel test-interop train bench lint demo
+.PHONY: venv native generate test test-slow test-rllib test-openspiel test-interop train bench lint demo
 
 venv: $(STAMP) $(NATIVE)
 
@@ -28,6 +28,15 @@ $(NATIVE): $(STAMP) CMakeLists.txt $(wildcard native/*/*.hpp native/*/*.cpp nati
 	touch $(NATIVE)
 
 native: $(NATIVE)
+
+# Every generated file, from its one declaration (docs/native.md, "One declaration of the
+# state"); then `make native` rebuilds the core if a native/*/generated header changed.
+generate: $(STAMP)
+	$(VPY) scripts/gen_native.py
+	$(VPY) scripts/gen_params.py
+	$(VPY) scripts/gen_annotations.py
+	$(VPY) scripts/gen_observation_docs.py --write
+	$(VPY) scripts/gen_action_docs.py --write
 
 test: venv
 	$(VPY) -m pytest -n 2 -q

@@ -374,7 +374,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=positive_int, default=8000, help="with --web: its port")
     parser.add_argument("--allow-remote", action="store_true",
                         help="with --web: allow a --host that is not a loopback address")
+    parser.add_argument("--pace", type=float, default=None,
+                        help="with --web: seconds between two agent moves (default 0.8)")
     args = parser.parse_args(argv)
+    if args.pace is not None and not (args.web and 0 <= args.pace <= 60):
+        parser.error("--pace is for --web, 0 to 60 seconds")
     if args.web and (args.record or args.auto):
         parser.error("--record and --auto are for the terminal game (the web game keeps "
                      "its records in its games folder)")
@@ -393,7 +397,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .web.cli import play_web  # the web extra is loaded only for --web
 
             return play_web(args.players, args.seat, specs, args.seed, args.host, args.port,
-                            args.allow_remote)
+                            args.allow_remote, 0.8 if args.pace is None else args.pace)
         auto = make_agent(args.auto) if args.auto else None
         play(args.players, args.seat, specs, game_seed, auto=auto, record=args.record)
     except (AgentError, RecordError) as exc:

@@ -45,6 +45,27 @@ they contain hidden information and must never be given to a policy that plays f
 |---|---|---|---|---|---|
 """
 
+SOURCES = """
+## Where the layout is declared
+
+`LAYOUT` and `ORACLE_LAYOUT` in `perikles_env/analysis/observation.py` are the one
+declaration of the blocks (name, size, meaning, scale). Everything else is generated from
+them: this page (`scripts/gen_observation_docs.py --write`), and the C++ encoder's block
+table, block ids (`enum B`) and sizes, `native/env/generated/observation.hpp`, together with
+the feature blocks' ids (`enum Feature`, the order of `FEATURE_BLOCKS` in
+`analysis/encoding.py`):
+
+```sh
+.venv/bin/python scripts/gen_observation_docs.py --write  # this page
+.venv/bin/python scripts/gen_native.py                    # native/*/generated/*.hpp
+make native                                               # rebuild the extension
+```
+
+`tests/env/test_docs.py` fails while this page is stale and `tests/native/test_schema.py`
+while a generated header is; `perikles_env/vector/native.py` refuses to load a build whose
+blocks or feature blocks differ from the Python declaration.
+"""
+
 
 def render() -> str:
     rows = []
@@ -63,6 +84,7 @@ def render() -> str:
         + "| name | slice | size | meaning | scale |\n|---|---|---|---|---|\n"
         + "\n".join(oracle)
         + f"\n\nTotal with oracle: {pos} floats.\n"
+        + SOURCES
     )
 
 

@@ -19,15 +19,11 @@
 #include <vector>
 
 #include "engine/game.hpp"
+#include "engine/generated/params.hpp"  // Params: analysis/params.py HeuristicParams, generated
 
 namespace pk::ai {
 
 using Scores = std::vector<double>;
-
-// analysis/params.py HeuristicParams (checked in Python: every knob in [0, 2]).
-struct Params {
-  double aggression = 0.5, politics = 1.0, spite = 0.6, caution = 0.5, noise = 0.0;
-};
 
 // analysis/view.py PlayerView: the public state is read from `g` directly (the fields that
 // schema.py declares public); of the secrets only `me`'s own special tile (`g.special[me]`)

@@ -8,13 +8,12 @@
 namespace pk::bind {
 namespace {
 
-using ParamTuple = std::tuple<double, double, double, double, double>;
+using ParamTuple = std::tuple<PK_AI_PARAM_TYPES>;  // ai::Params' members in order
 
 pk::ai::Params params_of(const ParamTuple& t) {
-  auto [aggression, politics, spite, caution, noise] = t;
-  for (double v : {aggression, politics, spite, caution, noise})
-    need(v >= 0.0 && v <= 2.0, "heuristic parameters must be in [0, 2]");
-  return {aggression, politics, spite, caution, noise};
+  pk::ai::Params p = std::apply([](auto... knobs) { return pk::ai::Params{knobs...}; }, t);
+  if (const char* why = pk::ai::invalid(p)) throw nb::value_error(why);
+  return p;
 }
 
 // The acting seat of a live game (the heuristic plays only the one to act).

@@ -147,6 +147,9 @@ void bind_engine(nb::module_& m) {
     for (const auto& b : pk::enc::LAYOUT) out.emplace_back(b.name, b.size);
     return out;
   });
+  m.def("feature_names", [] {  // the feature blocks, in id order
+    return std::vector<std::string>(pk::FEATURE_NAMES, pk::FEATURE_NAMES + pk::NUM_FEATURES);
+  });
   m.attr("OBS_SIZE") = pk::enc::OBS_SIZE;
   m.attr("ORACLE_SIZE") = pk::enc::ORACLE_SIZE;
   m.attr("NUM_ACTIONS") = pk::NUM_ACTIONS;

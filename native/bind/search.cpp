@@ -17,11 +17,7 @@ struct PySearch {
       throw nb::value_error(e.what());
     }
   }
-  PySearch(int sims, double c_puct, double fpu, int gumbel_m, double gumbel_scale, double c_visit,
-           double c_scale, int leaves_per_search, bool heuristic_opponents, double rollout_mix,
-           std::vector<int> features)
-      : search(make({sims, c_puct, fpu, gumbel_m, gumbel_scale, c_visit, c_scale, leaves_per_search,
-                     heuristic_opponents, rollout_mix, std::move(features)})) {}
+  explicit PySearch(pk::search::Params p) : search(make(std::move(p))) {}
 
   std::unique_lock<std::mutex> exclusive() {
     std::unique_lock<std::mutex> lock(busy, std::try_to_lock);
@@ -51,11 +47,10 @@ std::vector<double> completed(const std::vector<double>& prior, const std::vecto
 
 void bind_search(nb::module_& m) {
   nb::class_<PySearch>(m, "Search")
-      .def(nb::init<int, double, double, int, double, double, double, int, bool, double, std::vector<int>>(),
-           nb::arg("sims"), nb::arg("c_puct"), nb::arg("fpu"), nb::arg("gumbel_m"),
-           nb::arg("gumbel_scale"), nb::arg("c_visit"), nb::arg("c_scale"),
-           nb::arg("leaves_per_search"), nb::arg("heuristic_opponents"), nb::arg("rollout_mix"),
-           nb::arg("features"))
+      // the arguments of generated/params.hpp's Params, by name, then the feature blocks
+      .def("__init__", [](PySearch* self, PK_SEARCH_PARAM_DECL, std::vector<int> features) {
+        new (self) PySearch(pk::search::Params{PK_SEARCH_PARAM_LIST, std::move(features)});
+      }, PK_SEARCH_PARAM_NAMES, nb::arg("features"))
       .def("start", [](PySearch& s, nb::list engines, std::vector<int> players, std::vector<uint64_t> seeds) {
         std::vector<const Game*> roots;
         for (nb::handle h : engines) roots.push_back(&nb::cast<Engine&>(h).game());

@@ -5,8 +5,8 @@
 
 namespace pk::bind {
 namespace {
-// (controller, aggression, politics, spite, caution, noise): one opponent (vector_env.hpp).
-using OpponentTuple = std::tuple<int, double, double, double, double, double>;
+// (controller, then ai::Params' members in order): one opponent (vector_env.hpp).
+using OpponentTuple = std::tuple<int, PK_AI_PARAM_TYPES>;
 
 struct PyVectorEnv {
   pk::VectorEnv env;
@@ -29,9 +29,12 @@ struct PyVectorEnv {
                             int64_t max_decisions) {
     need(num_envs >= 1 && num_envs <= (1 << 14) && threads >= 1 && threads <= 64, "num_envs or threads");
     std::vector<pk::Opponent> league;
-    for (const auto& [controller, a, p, s, c, noise] : opponents) {
-      for (double v : {a, p, s, c, noise}) need(v >= 0.0 && v <= 2.0, "heuristic parameters must be in [0, 2]");
-      league.push_back({controller, {a, p, s, c, noise}});
+    for (const auto& opponent : opponents) {
+      pk::Opponent o = std::apply([](int controller, auto... knobs) {
+        return pk::Opponent{controller, pk::ai::Params{knobs...}};
+      }, opponent);
+      if (const char* why = pk::ai::invalid(o.params)) throw nb::value_error(why);
+      league.push_back(o);
     }
     try {
       return pk::VectorEnv(num_envs, std::move(counts), oracle, std::move(features), std::move(league),

@@ -9,12 +9,9 @@
 #pragma once
 
 #include "analysis/analysis.hpp"
-
-namespace pk {
 // Feature blocks appended to an observation (the vector env's rows, the search's leaves), in
-// the caller's order.
-enum Feature : int { FEATURE_BATTLE = 0, FEATURE_ACTIONS = 1 };
-}  // namespace pk
+// the caller's order: `Feature`, generated from analysis/encoding.py FEATURE_BLOCKS.
+#include "env/generated/observation.hpp"
 
 namespace pk::feat {
 

@@ -63,7 +63,8 @@ void VectorEnv::set_weights(const std::vector<double>& weights, double same_tabl
   if (!(same_table >= 0.0 && same_table <= 1.0)) throw std::invalid_argument("same_table must be in [0, 1]");
   double total = 0.0;
   for (double w : weights) {
-    if (!(w >= 0.0 && w <= 1e300)) throw std::invalid_argument("opponent weights must be finite and >= 0");
+    if (!(w >= 0.0 && w <= MAX_OPPONENT_WEIGHT))  // engine/generated/params.hpp
+      throw std::invalid_argument("opponent weights must be finite and >= 0");
     total += w;
   }
   if (!opponents_.empty() && !(total > 0.0)) throw std::invalid_argument("opponent weights must have a positive sum");
@@ -73,6 +74,8 @@ void VectorEnv::set_weights(const std::vector<double>& weights, double same_tabl
   same_table_ = same_table;
 }
 
+// The league's seat draw as perikles_env/vector/seat_draw.py declares it (the running sums
+// here are sequential, numpy's pairwise: they may differ in a cumulative weight's last bit).
 int VectorEnv::draw_opponent(Rng& policy) const {
   double u = static_cast<double>(policy.next64() >> 11) * 0x1.0p-53;
   int k = 0;

@@ -18,8 +18,6 @@ namespace pk::search {
 namespace {
 constexpr double NEG_INF = -std::numeric_limits<double>::infinity();
 
-bool finite_at_least(double v, double low) { return std::isfinite(v) && v >= low; }
-
 // Game.win_shares of a finished game, per absolute seat.
 void win_shares(const Game& g, double* v) {
   std::fill(v, v + MAXP, 0.0);
@@ -45,16 +43,7 @@ void check(const Params& p) {
   auto need = [](bool ok, const char* what) {
     if (!ok) throw std::invalid_argument(what);
   };
-  need(p.sims >= 0 && p.sims <= (1 << 20), "sims must be in 0..1048576");
-  need(finite_at_least(p.c_puct, 0.0), "c_puct must be a finite number >= 0");
-  need(std::isfinite(p.fpu), "fpu must be finite");
-  need(p.gumbel_m >= 0 && p.gumbel_m <= NUM_ACTIONS, "gumbel_m must be in 0..957");
-  need(finite_at_least(p.gumbel_scale, 0.0), "gumbel_scale must be a finite number >= 0");
-  need(finite_at_least(p.c_visit, 0.0), "c_visit must be a finite number >= 0");
-  need(finite_at_least(p.c_scale, 0.0), "c_scale must be a finite number >= 0");
-  need(std::isfinite(p.rollout_mix) && p.rollout_mix >= 0.0 && p.rollout_mix <= 1.0,
-       "rollout_mix must be a number in 0..1");
-  need(p.leaves_per_search >= 1 && p.leaves_per_search <= 4096, "leaves_per_search must be in 1..4096");
+  if (const char* why = invalid(p)) throw std::invalid_argument(why);  // the declared ranges
   for (size_t i = 0; i < p.features.size(); ++i) {
     need(p.features[i] == FEATURE_BATTLE || p.features[i] == FEATURE_ACTIONS, "unknown feature block");
     for (size_t j = 0; j < i; ++j) need(p.features[i] != p.features[j], "a feature block twice");

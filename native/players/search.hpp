@@ -20,29 +20,10 @@
 #include <vector>
 
 #include "engine/game.hpp"
+#include "engine/generated/params.hpp"  // Params: agents/search/params.py SearchParams, generated
 
 namespace pk::search {
 
-struct Params {
-  int sims = 64;             // simulations after the root's evaluation (0: the root only)
-  double c_puct = 1.25;      // exploration weight of the prior below the root
-  double fpu = 0.2;          // first-play urgency: an unvisited child's Q is the parent's minus this
-  int gumbel_m = 16;         // root actions sampled by Gumbel-top-k; 0: PUCT at the root too
-  double gumbel_scale = 1.0; // scale of the Gumbel noise (0: the top-m logits, no noise)
-  double c_visit = 50.0;     // sigma(q) = (c_visit + max visits) * c_scale * q
-  double c_scale = 0.1;
-  int leaves_per_search = 1; // leaves one search may have awaiting evaluation (virtual loss)
-  // Opponent model: false, every seat's decisions are tree nodes (each maximises its own
-  // value); true, the other seats' decisions are played inside each simulation by the default
-  // heuristic (ai::decide, seeded by the search's stream), so only the searching player's
-  // decisions are nodes.
-  bool heuristic_opponents = false;
-  // A leaf's value: (1 - rollout_mix) * the evaluator's values + rollout_mix * the win shares
-  // of one default-heuristic playout of the leaf's sample to the end (AlphaGo's lambda);
-  // 0: no playout.
-  double rollout_mix = 0.0;
-  std::vector<int> features; // feature blocks after the observation (env/features.hpp Feature)
-};
 // Throws std::invalid_argument naming the bad parameter.
 void check(const Params& p);
 

@@ -39,6 +39,9 @@ class Agent:
     #: the live game instead of a copy (``game_for``): one clone less per decision, and on
     #: the C++ core the field copies a ``NativeGame`` caches stay warm between decisions
     read_only = False
+    #: the player counts this agent can play (a network trained for one count plays only
+    #: that one): tables and tools refuse the others up front
+    supported_players: tuple[int, ...] = (3, 4, 5)
 
     def act(self, observation: Any, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         raise AgentError(f"agent {self.name!r} cannot act from an observation")

@@ -79,18 +79,18 @@ def _net(path: str = "", **kw: Any) -> Agent:
 SEARCH_PLAY_DEFAULTS: dict[str, Any] = {
     "gumbel_m": 0, "sims": 150, "opponents": "heuristic", "rollout_mix": 0.5, "prior_temp": 3.0,
 }
-SEARCH_MAX_SIMS = 1 << 20  # SearchParams' limit
 
 
 def _search(model: str = "", **kw: Any) -> Agent:
+    from ..analysis.knobs import knob_of
     from .search.agent import SearchAgent
     from .search.net_agent import NetAgent
-    from .search.puct import SearchParams
+    from .search.params import SearchParams
 
     # a bad option fails before the file is read
     defaults = dict(SEARCH_PLAY_DEFAULTS)
     if "seconds" in kw and "sims" not in kw:  # a time budget alone: search until it is spent
-        defaults["sims"] = SEARCH_MAX_SIMS
+        defaults["sims"] = knob_of(SearchParams, "sims").high  # SearchParams' limit
     params = SearchParams.from_options({**defaults, **kw})
     return SearchAgent(NetAgent(str(model) or None).net, params)
 

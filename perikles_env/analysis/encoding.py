@@ -41,6 +41,9 @@ FEATURE_BLOCKS: dict[str, tuple[Callable[[Game, int], np.ndarray], int]] = {
     "actions": (action_features.action_features, action_features.SIZE),
 }
 FEATURE_BLOCK_NAMES = tuple(FEATURE_BLOCKS)
+# A block's id in the C++ core (the order above; scripts/gen_native.py generates the
+# ``Feature`` enum of native/env/generated/observation.hpp from it).
+FEATURE_IDS = {name: i for i, name in enumerate(FEATURE_BLOCK_NAMES)}
 
 
 def check_features(features: Sequence[str]) -> tuple[str, ...]:

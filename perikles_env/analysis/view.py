@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine import data as D
 from ..engine import schema
 from ..engine.information import controlled_cities
-from ..engine.phases import Phase
+from .generated_view import SharedFields
 
 if TYPE_CHECKING:
     from ..engine.game import Game
@@ -45,7 +45,7 @@ _NOT_SHARED = frozenset((
 PUBLIC_FIELDS = tuple(f for f in schema.visible("public") if f not in _NOT_SHARED)
 
 
-class PlayerView:
+class PlayerView(SharedFields):
     """Public state plus ``me``'s secrets; see the module docstring."""
 
     __slots__ = PUBLIC_FIELDS + (
@@ -64,52 +64,8 @@ class PlayerView:
         "pending",
     )
 
-    # Public fields shared with the game (see engine/state.py for their layout).
-    n: int
-    turn: int
-    phase: Phase
-    supply: list[int]
-    cubes: list[int]
-    cand: list[int]
-    leader: list[int]
-    persian: int
-    statues: list[int]
-    defeats: list[int]
-    display: list[int]
-    held2: list[int]
-    held1: list[int]
-    colours_taken: list[int]
-    first_player: int
-    commit_first: int
-    last_athens: int
-    special_played: list[int]
-    loc_display: list[int]
-    loc_claim: list[int]
-    loc_done: list[int]
-    stack: list[int]
-    dead: list[int]
-    main: list[int]
-    side_cities: list[int]
-    war: list[int]
-    ally: list[int]
-    perm: list[int]
-    denied: list[int]
-    picks_done: int
-    pick_special_done: bool
-    alki: list[int]
-    step_player: int
-    step_normal: int
-    step_spend: int
-    step_extra: int
-    step_closed: bool
-    dp_queue: list[int]
-    dp_index: int
-    b_slot: int
-    b_round: int
-    b_tokens: list[int]
-    b_head: int
-    b_double: bool
-    b_cas: list[int]
+    # The public fields shared with the game are typed in SharedFields (generated).
+
     # Derived and private fields.
     me: int
     current: int

@@ -59,7 +59,8 @@ class Field:
     tuple bounds each item); ``length`` is fixed (``ints``) or a capacity (``list``), a
     function of ``n`` for ``b_offers``; ``check`` names a structural check of
     ``validate.py`` beyond the range (``distinct``, ``alki``, ``pairs``, ``pending``);
-    ``cpp`` is the C++ member when its name differs."""
+    ``cpp`` is the C++ member when its name differs; ``doc`` says what a value means where
+    the name does not (it comments the generated annotations, ``generated_state.py``)."""
 
     name: str
     kind: str
@@ -69,6 +70,7 @@ class Field:
     visibility: str = "public"
     check: str = ""
     cpp: str = ""
+    doc: str = ""
 
     @property
     def member(self) -> str:
@@ -86,7 +88,8 @@ class Field:
 
 
 def _f(name: str, kind: str, length: int | Bound = 0, lo: Limit | Bound = 0,
-       hi: Limit | Bound = 0, visibility: str = "public", check: str = "", cpp: str = "") -> Field:
+       hi: Limit | Bound = 0, visibility: str = "public", check: str = "", cpp: str = "",
+       doc: str = "") -> Field:
     def as_bound(v: Limit | Bound) -> Bound:
         return v if callable(v) else _const(v)
 
@@ -95,7 +98,7 @@ def _f(name: str, kind: str, length: int | Bound = 0, lo: Limit | Bound = 0,
     elif kind == "phase":
         hi = len(Phase) - 1
 
-    return Field(name, kind, length, as_bound(lo), as_bound(hi), visibility, check, cpp)
+    return Field(name, kind, length, as_bound(lo), as_bound(hi), visibility, check, cpp, doc)
 
 
 FIELDS: tuple[Field, ...] = (
@@ -103,13 +106,14 @@ FIELDS: tuple[Field, ...] = (
     _f("record", "bool"),
     _f("phase", "phase"),
     _f("turn", "int", lo=1, hi=D.NUM_TURNS),
-    _f("current", "int", lo=-1, hi=_seat_max),
-    _f("forced_dice", "dice", MAX_FORCED_DICE, 1, 6, "hidden"),
+    _f("current", "int", lo=-1, hi=_seat_max, doc="seat to decide, -1 when terminal"),
+    _f("forced_dice", "dice", MAX_FORCED_DICE, 1, 6, "hidden",
+       doc="scripted d6 faces consumed before the RNG (tests)"),
     _f("supply", "ints", D.MAX_PLAYERS, 0, D.CUBES_PER_PLAYER),
     _f("cubes", "ints", _PER_PLAYER, 0, D.CUBES_PER_PLAYER),
     _f("cand", "ints", D.NUM_CITIES * 2, -1, _seat_max),
     _f("leader", "ints", D.NUM_CITIES, -1, _seat_max),
-    _f("persian", "int", lo=0, hi=_seat_bits),
+    _f("persian", "int", lo=0, hi=_seat_bits, doc="bitmask of Persian leaders"),
     _f("statues", "ints", _PER_PLAYER, 0, D.NUM_TURNS),
     _f("defeats", "ints", D.NUM_CITIES, 0, D.NUM_LOCATION_TILES),
     _f("influence_deck", "list", D.NUM_INFLUENCE_TILES, 0, D.NUM_INFLUENCE_TILES - 1,
@@ -121,14 +125,19 @@ FIELDS: tuple[Field, ...] = (
     _f("first_player", "int", lo=0, hi=_seat_max),
     _f("commit_first", "int", lo=0, hi=_seat_max),
     _f("last_athens", "int", lo=-1, hi=_seat_max),
-    _f("special", "ints", D.MAX_PLAYERS, -1, D.NUM_SPECIALS - 1, "owner"),
-    _f("special_played", "ints", D.NUM_SPECIALS, -1, _seat_max),
-    _f("unseen_specials", "list", D.NUM_SPECIALS, 0, D.NUM_SPECIALS - 1, "hidden", "distinct"),
+    _f("special", "ints", D.MAX_PLAYERS, -1, D.NUM_SPECIALS - 1, "owner",
+       doc="unused special tile per player, -1 if none"),
+    _f("special_played", "ints", D.NUM_SPECIALS, -1, _seat_max,
+       doc="player who played each special tile, or -1"),
+    _f("unseen_specials", "list", D.NUM_SPECIALS, 0, D.NUM_SPECIALS - 1, "hidden", "distinct",
+       doc="never dealt; hidden from everyone"),
     _f("loc_deck", "list", D.NUM_LOCATION_TILES, 0, D.NUM_LOCATION_TILES - 1, "hidden",
        "distinct"),
     _f("loc_display", "ints", D.LOCATION_SLOTS, 0, D.NUM_LOCATION_TILES - 1, check="distinct"),
-    _f("loc_claim", "ints", D.NUM_LOCATION_TILES, 0, _seat_bits),
-    _f("loc_done", "ints", D.NUM_LOCATION_TILES, 0, 1),
+    _f("loc_claim", "ints", D.NUM_LOCATION_TILES, 0, _seat_bits,
+       doc="bitmask of players who won each location tile"),
+    _f("loc_done", "ints", D.NUM_LOCATION_TILES, 0, 1,
+       doc="1 once a location tile has been resolved (claimed or not)"),
     _f("stack", "ints", _NC, 0, D.INITIAL_COUNTERS),
     _f("pool", "ints", _NC, 0, D.INITIAL_COUNTERS, "partial"),
     _f("dead", "ints", _NC, 0, D.INITIAL_COUNTERS),
@@ -143,9 +152,11 @@ FIELDS: tuple[Field, ...] = (
     _f("picks_done", "int", lo=0, hi=lambda n: D.TILES_PER_PLAYER[n] * n),
     _f("pick_special_done", "bool"),
     _f("pick_slot", "int", lo=-1, hi=D.INFLUENCE_DISPLAY_SIZE - 1),
-    _f("alki", "list", 5, 0, D.NUM_CITIES - 1, check="alki"),
+    _f("alki", "list", 5, 0, D.NUM_CITIES - 1, check="alki",
+       doc="[first city, first owner, return-to (0 pick, 1 after tile)]"),
     _f("propose_cursor", "int", lo=0, hi=_seat_max),
-    _f("dp_queue", "list", 2 * D.NUM_CITIES, 0, D.NUM_CITIES - 1, check="pairs"),
+    _f("dp_queue", "list", 2 * D.NUM_CITIES, 0, D.NUM_CITIES - 1, check="pairs",
+       doc="flattened (player, city) pairs for dead-pool recovery"),
     _f("dp_index", "int", lo=0, hi=2 * D.NUM_CITIES),
     _f("commit_cursor", "int", lo=0, hi=_seat_max),
     _f("step_player", "int", lo=0, hi=_seat_max),
@@ -153,7 +164,8 @@ FIELDS: tuple[Field, ...] = (
     _f("step_spend", "int", lo=-1, hi=D.NUM_CITIES - 1),
     _f("step_extra", "int", lo=0, hi=2),
     _f("step_closed", "bool"),
-    _f("pending", "list", 3, 0, (_NC - 1, D.LOCATION_SLOTS - 1, 1), check="pending"),
+    _f("pending", "list", 3, 0, (_NC - 1, D.LOCATION_SLOTS - 1, 1), check="pending",
+       doc="permission request: [class, slot, side], or []"),
     _f("b_slot", "int", lo=-1, hi=D.LOCATION_SLOTS),
     _f("b_round", "int", lo=-1, hi=_MAX_ROUNDS - 1),
     _f("b_stage", "int", lo=0, hi=2),
@@ -162,11 +174,13 @@ FIELDS: tuple[Field, ...] = (
     _f("b_double", "bool"),
     _f("b_offers", "list", lambda n: n, 0, _seat_max, check="distinct"),
     _f("b_loser", "int", lo=-1, hi=1),
-    _f("b_cas", "list", D.NUM_MILITARY_CITIES, 0, _NC - 1, check="distinct"),
+    _f("b_cas", "list", D.NUM_MILITARY_CITIES, 0, _NC - 1, check="distinct",
+       doc="tied casualty cities (classes) awaiting the main player's choice"),
     _f("events", "events"),
-    _f("decisions", "u64", hi=U64_MAX),
+    _f("decisions", "u64", hi=U64_MAX,
+       doc="apply_action calls so far (Game.is_truncated, MAX_GAME_DECISIONS)"),
 )
-RNG = _f("rng", "u64", hi=U64_MAX, visibility="hidden")
+RNG = _f("rng", "u64", hi=U64_MAX, visibility="hidden", doc="the dice's random stream")
 
 FIELD_BY_NAME = {f.name: f for f in (*FIELDS, RNG)}
 STATE_FIELD_NAMES = tuple(f.name for f in FIELDS)

@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import InvalidConfigError
 from . import data as D
 from . import schema as S
+from .generated_state import StateFields
 from .information import controlled_cities
 from .phases import Phase
 from .rng import Rng
@@ -57,78 +58,13 @@ class GameConfig:
 STATE_FIELDS = S.STATE_FIELD_NAMES
 
 
-class GameState:
-    """The fields of a game (declared in ``schema.py``) and what only reads them: readable on
-    either engine (the Python ``Game`` stores them in slots, a ``NativeGame`` reads them out of
-    C++). ``interface.GameInterface`` builds on it."""
+class GameState(StateFields):
+    """The fields of a game (declared in ``schema.py``; their types in ``StateFields``,
+    generated from it) and what only reads them: readable on either engine (the Python
+    ``Game`` stores them in slots, a ``NativeGame`` reads them out of C++).
+    ``interface.GameInterface`` builds on it."""
 
     __slots__ = ()
-
-    n: int
-    record: bool
-    rng: Rng
-    phase: Phase
-    turn: int
-    current: int  # seat to decide, -1 when terminal
-    forced_dice: list[int]  # scripted d6 faces consumed before the RNG (tests)
-    supply: list[int]
-    cubes: list[int]
-    cand: list[int]
-    leader: list[int]
-    persian: int  # bitmask of Persian leaders
-    statues: list[int]
-    defeats: list[int]
-    influence_deck: list[int]
-    display: list[int]
-    held2: list[int]
-    held1: list[int]
-    colours_taken: list[int]
-    first_player: int
-    commit_first: int
-    last_athens: int
-    special: list[int]  # unused special tile per player, -1 if none
-    special_played: list[int]  # player who played each special tile, or -1
-    unseen_specials: list[int]  # never dealt; hidden from everyone
-    loc_deck: list[int]
-    loc_display: list[int]
-    loc_claim: list[int]  # bitmask of players who won each location tile
-    loc_done: list[int]  # 1 once a location tile has been resolved (claimed or not)
-    stack: list[int]
-    pool: list[int]
-    dead: list[int]
-    at: list[int]
-    main: list[int]
-    side_cities: list[int]
-    war: list[int]
-    ally: list[int]
-    perm: list[int]
-    denied: list[int]
-    setup_done: int
-    picks_done: int
-    pick_special_done: bool
-    pick_slot: int
-    alki: list[int]  # [first city, first owner, return-to (0 pick, 1 after tile)]
-    propose_cursor: int
-    dp_queue: list[int]  # flattened (player, city) pairs for dead-pool recovery
-    dp_index: int
-    commit_cursor: int
-    step_player: int
-    step_normal: int
-    step_spend: int
-    step_extra: int
-    step_closed: bool
-    pending: list[int]  # permission request: [class, slot, side], or []
-    b_slot: int
-    b_round: int
-    b_stage: int
-    b_tokens: list[int]
-    b_head: int
-    b_double: bool
-    b_offers: list[int]
-    b_loser: int
-    b_cas: list[int]  # tied casualty cities (classes) awaiting the main player's choice
-    events: list[tuple[Any, ...]]
-    decisions: int  # apply_action calls so far (Game.is_truncated, MAX_GAME_DECISIONS)
 
     # ---- serialisation -------------------------------------------------------------
 
@@ -155,8 +91,7 @@ class GameState:
 
 
 def _classify() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    hints = GameState.__annotations__
-    lists = tuple(f for f in STATE_FIELDS if str(hints[f]).startswith("list"))
+    lists = tuple(f.name for f in S.FIELDS if f.kind in S.LIST_KINDS)
     scalars = tuple(f for f in STATE_FIELDS if f not in lists)
     return scalars, lists
 

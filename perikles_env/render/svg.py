@@ -28,9 +28,61 @@ ANY_COLOUR = "#9a7b5a"  # brown "Any City" influence tiles
 INK, PAPER, PANEL, MUTED = "#222222", "#f4efe3", "#fffaf0", "#8a8378"
 
 
-_CITY_CARD = (190, 178)  # width, height
-_LOC_TOP, _LOC_HEIGHT = 48, 109
 _TOKEN_W, _TOKEN_H = 25, 19
+
+
+# ---- the board layout: where each thing is drawn (web/hotspots.py lays its clickable boxes
+# on it) ------------------------------------------------------------------------------------
+
+Box = tuple[float, float, float, float]  # x, y, width, height
+
+CITY_CARD = (190, 178)  # width, height; two rows of three cards from (10, 48)
+CUBE_ROWS_TOP, CUBE_ROW_STEP = 50, 16  # a city card's cube rows, one per player
+CANDIDATE_X = (118, 148)  # the alpha and beta candidates' chips on a city card
+INFLUENCE_BOX = (10, 428, 590, 168)
+TILE_STEP = 57  # the influence display's tiles, left to right
+LOC_X, LOC_TOP, LOC_STEP, LOC_W = 610, 48, 109, 580  # the location slots, top to bottom
+PLAYERS_BOX = (10, 604, 590, 208)
+SPECIAL_COLUMN = 388  # a player row's special tiles
+
+
+def city_box(c: int) -> Box:
+    w, h = CITY_CARD
+    return (10 + (c % 3) * (w + 10), 48 + (c // 3) * (h + 10), w, h)
+
+
+def candidate_chip(c: int, s: int) -> Box:
+    """The chip of the candidate in slot ``s`` (0 alpha, 1 beta) of city ``c``."""
+    x, y, _, _ = city_box(c)
+    return (x + CANDIDATE_X[s], y + 30, 16, 16)
+
+
+def tile_box(i: int) -> Box:
+    """The ``i``-th tile of the influence display."""
+    x, y, _, _ = INFLUENCE_BOX
+    return (x + 10 + i * TILE_STEP, y + 28, 52, 46)
+
+
+def location_box(slot: int) -> Box:
+    return (LOC_X, LOC_TOP + slot * LOC_STEP, LOC_W, LOC_STEP - 6)
+
+
+def side_box(slot: int, side: int) -> Box:
+    """The attack (``side`` 0) or defence box of a location slot."""
+    x, y, _, _ = location_box(slot)
+    return (x + 160 + side * 212, y + 4, 204, LOC_STEP - 14)
+
+
+def row_height(players: int) -> float:
+    """The height of a player's row of the players' panel, the gap below it included."""
+    return (PLAYERS_BOX[3] - 26) / players
+
+
+def player_row(p: int, players: int) -> Box:
+    """Player ``p``'s row of the players' panel (highlighted for the player to act)."""
+    x, y, w, _ = PLAYERS_BOX
+    row = row_height(players)
+    return (x + 4, y + 26 + p * row, w - 8, row - 2)
 
 
 def player_name(p: int) -> str:
@@ -163,14 +215,13 @@ def _header(v: _View, caption: str = "") -> str:
     return _group("header", out)
 
 
-_PLAYERS_BOX = (10, 604, 590, 208)  # x, y, width, height
-
-
 def _players(v: _View) -> str:
-    x0, y0, w, h = _PLAYERS_BOX
+    x0, y0, w, h = PLAYERS_BOX
     out = [_rect(x0, y0, w, h, PANEL, "#c9bfa8")]
     out.append(_text(x0 + 10, y0 + 18, "Players", size=13, weight="bold"))
-    for col, title in ((170, "VP"), (212, "cubes"), (258, "tiles"), (296, "led"), (388, "special")):
+    columns = ((170, "VP"), (212, "cubes"), (258, "tiles"), (296, "led"),
+               (SPECIAL_COLUMN, "special"))
+    for col, title in columns:
         out.append(_text(x0 + col, y0 + 18, title, size=10, fill=MUTED))
     return _group("players", out)
 
@@ -178,13 +229,13 @@ def _players(v: _View) -> str:
 def _player(v: _View, p: int, labels: Sequence[str]) -> str:
     """One player's row: seat, score, supply, tiles held, cities led, special tiles."""
     g = v.g
-    x0, y0, w, h = _PLAYERS_BOX
-    row_h = (h - 26) / g.n
-    y = y0 + 26 + p * row_h
+    x0 = PLAYERS_BOX[0]
+    row_h = row_height(g.n)
+    row_x, y, row_w, _ = player_row(p, g.n)
     mid = y + row_h / 2 + 4
     out = []
     if p == g.current:
-        out.append(_rect(x0 + 4, y, w - 8, row_h - 2, "#f7e3a8", rx=3))
+        out.append(_rect(row_x, y, row_w, row_h - 2, "#f7e3a8", rx=3))
     out.append(_chip(x0 + 10, y + row_h / 2 - 9, p, 18))
     name = player_name(p) + (f" {labels[p]}" if p < len(labels) else "")
     if v.viewer == p:
@@ -199,7 +250,7 @@ def _player(v: _View, p: int, labels: Sequence[str]) -> str:
     if g.persian >> p & 1:
         led.append("Persia")
     out.append(_text(x0 + 296, mid, " ".join(led) or "-", size=11 if short == 3 else 10))
-    out.append(_text(x0 + 388, mid, _special_text(v, p), size=11))
+    out.append(_text(x0 + SPECIAL_COLUMN, mid, _special_text(v, p), size=11))
     return _group(f"player p{p}", out)
 
 
@@ -220,18 +271,17 @@ def _special_text(v: _View, p: int) -> str:
 
 def _influence(v: _View) -> str:
     g = v.g
-    x0, y0 = 10, 428
-    out = [_rect(x0, y0, 590, 168, PANEL, "#c9bfa8")]
+    x0, y0, w, h = INFLUENCE_BOX
+    out = [_rect(x0, y0, w, h, PANEL, "#c9bfa8")]
     out.append(_text(x0 + 10, y0 + 18, "Influence display", size=13, weight="bold"))
     for i, t in enumerate(g.display):
-        x = x0 + 10 + i * 57
-        y = y0 + 28
+        x, y, tw, th = tile_box(i)
         if t < 0:
-            out.append(_rect(x, y, 52, 46, "none", MUTED, dash=True))
+            out.append(_rect(x, y, tw, th, "none", MUTED, dash=True))
             continue
         tile = D.INFLUENCE_TILES[t]
         fill = ANY_COLOUR if tile.colour == D.BROWN else CITY_COLOURS[tile.colour]
-        out.append(_rect(x, y, 52, 46, fill, INK))
+        out.append(_rect(x, y, tw, th, fill, INK))
         out.append(_text(x + 26, y + 17, D.COLOUR_NAMES[tile.colour].capitalize()[:7],
                          size=10, weight="bold", fill="white", anchor="middle"))
         kind = ("2 cubes", "cand.", "assassin", "any city")[tile.kind]
@@ -286,9 +336,7 @@ def _forces_text(v: _View, city: int) -> tuple[str, str]:
 
 def _city(v: _View, c: int) -> str:
     g = v.g
-    w, h = _CITY_CARD
-    x0 = 10 + (c % 3) * (w + 10)
-    y0 = 48 + (c // 3) * (h + 10)
+    x0, y0, w, h = city_box(c)
     out = [_rect(x0, y0, w, h, PANEL, "#c9bfa8")]
     out.append(_rect(x0, y0, w, 24, CITY_COLOURS[c], rx=3))
     out.append(_text(x0 + 8, y0 + 17, D.CITY_NAMES[c].upper(), size=13, weight="bold",
@@ -315,12 +363,13 @@ def _city(v: _View, c: int) -> str:
         out.append(_text(x0 + 48, y, "-", size=11))
     out.append(_text(x0 + 78, y, "cand. α", size=10, fill=MUTED))
     out.append(_text(x0 + 138, y, "β", size=10, fill=MUTED))
-    for s, cx in ((0, 118), (1, 148)):
+    for s in (0, 1):
         p = g.cand[c * 2 + s]
-        out.append(_chip(x0 + cx, y - 12, p, 16) if p >= 0 else _text(x0 + cx + 4, y, "-"))
+        cx, cy, size, _ = candidate_chip(c, s)
+        out.append(_chip(cx, cy, p, int(size)) if p >= 0 else _text(cx + 4, y, "-"))
     # cubes: one row per player, a bar of squares
     for p in range(g.n):
-        cy = y + 8 + p * 16
+        cy = y0 + CUBE_ROWS_TOP + p * CUBE_ROW_STEP
         count = g.cubes[D.city_player_index(c, p)]
         out.append(_chip(x0 + 8, cy, p, 13))
         for i in range(min(count, 12)):
@@ -354,8 +403,7 @@ def _hand_lines(hand: str, width: int = 34) -> list[str]:
 
 def _location(v: _View, slot: int) -> str:
     g = v.g
-    x0, y0 = 610, _LOC_TOP + slot * _LOC_HEIGHT
-    w, h = 580, _LOC_HEIGHT - 6
+    x0, y0, w, h = location_box(slot)
     t = g.loc_display[slot]
     if t < 0:
         return _group(f"location {slot}", [_rect(x0, y0, w, h, "none", MUTED, dash=True)])
@@ -379,7 +427,7 @@ def _location(v: _View, slot: int) -> str:
         out.append(_text(x0 + 14, y0 + 96, _battle_text(g), size=10, weight="bold",
                          fill="#c0392b"))
     for side, title in ((0, "attack"), (1, "defend")):
-        out += _side(v, slot, side, title, x0 + 160 + side * 212, y0 + 4)
+        out += _side(v, slot, side, title)
     return _group(f"location {slot}", out)
 
 
@@ -400,9 +448,10 @@ def _battle_text(g: Game) -> str:
     return f"{unit}tokens {g.b_tokens[0]}:{g.b_tokens[1]}{double}"
 
 
-def _side(v: _View, slot: int, side: int, title: str, x: float, y: float) -> list[str]:
+def _side(v: _View, slot: int, side: int, title: str) -> list[str]:
     g = v.g
-    out = [_rect(x, y, 204, _LOC_HEIGHT - 14, "#f3ead8", "#d8ccb4")]
+    x, y, w, h = side_box(slot, side)
+    out = [_rect(x, y, w, h, "#f3ead8", "#d8ccb4")]
     out.append(_text(x + 6, y + 15, title, size=11, weight="bold",
                      fill="#9b2d20" if side == 0 else "#1d4f7a"))
     main = g.main[slot * 2 + side]

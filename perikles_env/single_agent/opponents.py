@@ -18,6 +18,8 @@ import numpy as np
 
 from ..agents import AgentError, parse_spec
 from ..errors import InvalidConfigError
+from ..vector.league import checked_specs_and_weights, heuristic_params
+from ..vector.seat_draw import cumulative, draw_seats
 
 
 @dataclass(frozen=True)
@@ -27,20 +29,21 @@ class OpponentPool:
     same_table: float = 0.0  # share of episodes with one spec in every opponent seat
 
     def __post_init__(self) -> None:
+        for name in ("specs", "weights"):
+            value = getattr(self, name)
+            if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+                raise InvalidConfigError(f"opponent {name} must be a list, got {value!r}")
+            object.__setattr__(self, name, tuple(value))
         if not self.specs:
             raise InvalidConfigError("the opponent pool is empty")
-        if len(self.specs) != len(self.weights):
-            raise InvalidConfigError("opponent specs and weights differ in length")
+        checked_specs_and_weights(self.specs, self.weights)
         for spec in self.specs:
             try:
-                parse_spec(spec)
+                name, _ = parse_spec(spec)
             except AgentError as exc:
                 raise InvalidConfigError(f"bad opponent {spec!r}: {exc}") from exc
-        for w in self.weights:
-            if isinstance(w, bool) or not isinstance(w, (int, float)) or not w >= 0:
-                raise InvalidConfigError(f"opponent weights must be numbers >= 0, got {w!r}")
-        if sum(self.weights) <= 0:
-            raise InvalidConfigError("opponent weights sum to 0")
+            if name == "heuristic":  # its personality checked now, not at the first game
+                heuristic_params(spec)
         share = self.same_table
         if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
             raise InvalidConfigError(f"same_table must be a number in [0, 1], got {share!r}")
@@ -53,7 +56,7 @@ class OpponentPool:
         if isinstance(value, str):
             return cls((value,), (1.0,))
         if isinstance(value, Mapping):
-            return cls(tuple(value), tuple(float(w) for w in value.values()))
+            return cls(tuple(value), tuple(value.values()))
         if isinstance(value, Sequence):
             return cls(tuple(value), tuple(1.0 for _ in value))
         raise InvalidConfigError(f"opponents must be a spec, a list or a dict, got {value!r}")
@@ -64,15 +67,14 @@ class OpponentPool:
         return w / w.sum()
 
     def sample(self, rng: np.random.Generator, count: int) -> list[str]:
-        """``count`` specs, one per opponent seat: drawn independently, or in a
-        ``same_table`` share of calls one spec for all (no extra draw when the share is 0,
-        so pools without it keep their streams)."""
+        """``count`` specs, one per opponent seat, by the league's one seat draw
+        (``vector/seat_draw.py``; the C++ vector env follows the same): drawn
+        independently, or in a ``same_table`` share of calls one spec for all (no extra
+        draw when the share is 0, so pools without it keep their streams)."""
         if len(self.specs) == 1:
             return [self.specs[0]] * count
-        whole = self.same_table > 0 and rng.random() < self.same_table
-        picks = rng.choice(len(self.specs), size=1 if whole else count, p=self.probabilities)
-        specs = [self.specs[int(i)] for i in picks]
-        return specs * count if whole else specs
+        picks = draw_seats(rng.random, cumulative(self.weights), self.same_table, count)
+        return [self.specs[i] for i in picks]
 
     def as_dict(self) -> dict[str, Any]:
         return {"specs": list(self.specs), "weights": list(self.weights),

@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 
-from ..analysis.encoding import check_features
+from ..analysis.encoding import FEATURE_IDS, check_features
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS
 from ..engine import actions as A
 from ..errors import (
@@ -78,7 +78,6 @@ from .native import _native_vec, wrap_engine
 if TYPE_CHECKING:
     from ..engine.native import NativeGame
 
-FEATURE_IDS = {"battle": 0, "actions": 1}  # native/env/features.hpp Feature
 MAX_NUM_ENVS = 1 << 14  # ~0.4 GiB of games and buffers at the largest observation
 MAX_THREADS = 64
 _T = TypeVar("_T")
@@ -277,7 +276,7 @@ class VectorEnv:
     def _index(self, i: Any, what: str, finished: bool = False) -> int:
         self._need_reset(what)
         i = _check_int("i", i, 0, self.num_envs - 1)
-        if finished and self._c.episodes(i) == 0:
+        if finished and self._exclusive(lambda: self._c.episodes(i)) == 0:
             raise InvalidConfigError(
                 f"{what[:-2]}({i}, finished=True): game {i} has ended no game since reset()"
             )
@@ -285,7 +284,8 @@ class VectorEnv:
 
     def game_seed(self, i: int) -> int:
         """Seed of game i's current game (``new_game(seed=...)`` replays it)."""
-        return int(self._c.game_seed(self._index(i, "game_seed()")))
+        i = self._index(i, "game_seed()")
+        return int(self._exclusive(lambda: self._c.game_seed(i)))
 
     def game(self, i: int, finished: bool = False) -> NativeGame:
         """An independent, read-only copy of game i now (``finished``: of the game its last
@@ -310,4 +310,5 @@ class VectorEnv:
 
     def episodes(self, i: int) -> int:
         """Games of env i finished since the last reset."""
-        return int(self._c.episodes(self._index(i, "episodes()")))
+        i = self._index(i, "episodes()")
+        return int(self._exclusive(lambda: self._c.episodes(i)))

@@ -15,12 +15,12 @@ games where one draw fills every opponent seat, as ``single_agent.OpponentPool``
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..analysis.params import HeuristicParams
 from ..errors import InvalidConfigError
+from .seat_draw import MAX_WEIGHT
 
 NATIVE_SPECS = ("random", "heuristic")
 RANDOM, HEURISTIC = -1, -2  # native/env/vector_env.hpp Opponent::RANDOM / HEURISTIC
@@ -87,6 +87,8 @@ class League:
 
     def reweighted(self, weights: Mapping[str, float], same_table: float | None = None) -> League:
         """This league with new weights (specs left out weigh 0) and ``same_table``."""
+        if not isinstance(weights, Mapping):
+            raise InvalidConfigError(f"weights must be a {{spec: weight}} dict, got {weights!r}")
         unknown = [s for s in weights if s not in self.specs]
         if unknown:
             raise InvalidConfigError(
@@ -97,19 +99,53 @@ class League:
         full = {s: weights.get(s, 0.0) for s in self.specs}
         return League.of(full, share, self.controllers)
 
-    def native(self) -> list[tuple[int, float, float, float, float, float]]:
-        """The C++ Opponent of each spec: (controller, aggression, politics, spite,
-        caution, noise)."""
-        out = []
+    def native(self) -> list[tuple[int | float, ...]]:
+        """The C++ Opponent of each spec: (controller, then the personality in
+        ``HeuristicParams.names()`` order: native/engine/generated/params.hpp ``ai::Params``)."""
+        unused = (0.0,) * len(HeuristicParams.names())
+        out: list[tuple[int | float, ...]] = []
         for spec in self.specs:
             if spec in self.controllers:
-                out.append((1 + self.controllers.index(spec), 0.0, 0.0, 0.0, 0.0, 0.0))
+                out.append((1 + self.controllers.index(spec), *unused))
             elif spec == "random":
-                out.append((RANDOM, 0.0, 0.0, 0.0, 0.0, 0.0))
+                out.append((RANDOM, *unused))
             else:
-                p = heuristic_params(spec)
-                out.append((HEURISTIC, p.aggression, p.politics, p.spite, p.caution, p.noise))
+                out.append((HEURISTIC, *heuristic_params(spec).values()))
         return out
+
+
+def checked_weight(spec: object, weight: object) -> float:
+    """An opponent's weight as a float: a number in [0, ``MAX_WEIGHT``], else one
+    ``InvalidConfigError`` naming the spec (never an ``OverflowError`` for ``10**400``)."""
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not (
+        0 <= weight <= MAX_WEIGHT  # False for NaN; exact for huge ints
+    ):
+        raise InvalidConfigError(
+            f"opponent weights must be finite numbers >= 0 and <= {MAX_WEIGHT:g}, "
+            f"got {_short(weight)} for {spec!r}"
+        )
+    return float(weight)
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def checked_specs_and_weights(specs: Sequence[object], weights: Sequence[object]) -> list[float]:
+    """The weights as floats, once every spec is a distinct non-empty string and every
+    weight a number in [0, ``MAX_WEIGHT``] with a positive sum (``InvalidConfigError``)."""
+    for spec in specs:
+        if not isinstance(spec, str) or not spec.strip():
+            raise InvalidConfigError(f"an opponent spec must be a non-empty string, got {spec!r}")
+    if len(set(specs)) != len(specs):
+        raise InvalidConfigError(f"opponent specs repeated: {list(specs)}")
+    if len(specs) != len(weights):
+        raise InvalidConfigError("opponent specs and weights differ in length")
+    out = [checked_weight(s, w) for s, w in zip(specs, weights, strict=True)]
+    if not sum(out) > 0:
+        raise InvalidConfigError(f"opponent weights must have a positive sum, got {out}")
+    return out
 
 
 def _specs_and_weights(opponents: object) -> tuple[list[str], list[float]]:
@@ -124,16 +160,7 @@ def _specs_and_weights(opponents: object) -> tuple[list[str], list[float]]:
             f"opponents must be None, a spec, a non-empty list or a {{spec: weight}} dict, "
             f"got {opponents!r}"
         )
-    for w in weights:
-        if isinstance(w, bool) or not isinstance(w, (int, float)) or not (
-            math.isfinite(w) and w >= 0
-        ):
-            raise InvalidConfigError(f"opponent weights must be finite numbers >= 0, got {w!r}")
-    if sum(weights) <= 0:
-        raise InvalidConfigError(f"opponent weights must have a positive sum, got {weights}")
-    if len(set(specs)) != len(specs):
-        raise InvalidConfigError(f"opponent specs repeated: {specs}")
-    return specs, [float(w) for w in weights]
+    return specs, checked_specs_and_weights(specs, weights)
 
 
 def _check_spec(spec: object, controllers: tuple[str, ...]) -> None:

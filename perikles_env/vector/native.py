@@ -4,12 +4,13 @@ Importing this module fails with ImportError when the core is not built; ``encod
 and ``env.py`` are the modules to use.
 
 At import the build's observation layout is checked block by block against
-``analysis/observation.py``: a stale build refuses to load instead of encoding a
-different layout.
+``analysis/observation.py``, and its feature blocks against ``analysis/encoding.py``: a
+stale build refuses to load instead of encoding a different layout.
 """
 
 from __future__ import annotations
 
+from ..analysis.encoding import FEATURE_BLOCK_NAMES
 from ..analysis.observation import LAYOUT, OBS_SIZE, ORACLE_LAYOUT, ORACLE_SIZE
 from ..engine import native as engine_native
 from ..engine.actions import NUM_ACTIONS
@@ -24,10 +25,12 @@ def _check_layout() -> None:
         _native_vec.OBS_SIZE,
         _native_vec.ORACLE_SIZE,
         _native_vec.NUM_ACTIONS,
-    ) != (OBS_SIZE, ORACLE_SIZE, NUM_ACTIONS):
+    ) != (OBS_SIZE, ORACLE_SIZE, NUM_ACTIONS) or tuple(
+        getattr(_native_vec, "feature_names", tuple)()  # absent from builds before it
+    ) != FEATURE_BLOCK_NAMES:
         raise ImportError(
-            "perikles_env._native is out of date with analysis/observation.py (layout "
-            "differs); rebuild it with `make native`"
+            "perikles_env._native is out of date with analysis/observation.py or "
+            "encoding.py (layout or feature blocks differ); rebuild it with `make native`"
         )
 
 

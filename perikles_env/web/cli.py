@@ -51,6 +51,10 @@ def serve(
         stderr_line(f"web: error: the web game needs the 'web' extra "
                     f"(pip install 'perikles_env[web]'): {exc}")
         return 2
+    problem = port_problem(host, port)
+    if problem:
+        stderr_line(f"web: error: cannot listen on {host}:{port}: {problem}")
+        return 2
     tables = Tables(games or default_games_folder())
     loaded = tables.load()
     for line in tables.skipped:
@@ -66,39 +70,59 @@ def serve(
         for p, seat in enumerate(table.seats):
             if seat.human:
                 print(f"seat p{p}: {url}/seat/{seat.token}")
-    for table in loaded:
-        if not table.game.is_terminal:
-            for p, seat in enumerate(table.seats):
-                if seat.human:
-                    print(f"game {table.id} (step {table.step}), seat p{p}: "
-                          f"{url}/seat/{seat.token}")
+    unfinished = [t for t in loaded if not t.over]
+    for table in unfinished:
+        for p, seat in enumerate(table.seats):
+            if seat.human:
+                print(f"game {table.id} (step {table.step}), seat p{p}: "
+                      f"{url}/seat/{seat.token}" + (f"  ({table.error})" if table.error else ""))
     if allow_remote and host not in LOCAL_HOSTS:
         stderr_line(f"web: warning: listening on {host}: anyone who reaches this address "
                     "can start games and play in them with a seat link")
-    print(f"Perikles web game: {url}/  (games in {tables.folder}, {len(loaded)} continued)",
-          flush=True)
+    print(f"Perikles web game: {url}/  (games in {tables.folder}, {len(unfinished)} continued, "
+          f"{len(loaded) - len(unfinished)} over)", flush=True)
     app = create_app(server, local_only=not allow_remote)
     uvicorn.run(app, host=host, port=port, log_level="warning")
     return 0
 
 
+def port_problem(host: str, port: int) -> str:
+    """Why the server could not listen on ``host:port`` ("" if it can): said before any
+    address or link is printed."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind((host, port))
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return ""
+
+
 def play_web(players: int, seat: int, opponents: Sequence[str], seed: int | None = None,
-             host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False) -> int:
+             host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False,
+             pace: float = 0.8) -> int:
     """``perikles-play --web``: the server, its new-game page set to the terminal game's
     table (you at ``seat``, the ``opponents`` elsewhere, the last one repeated); agents read
-    from a file among them (``ppo:<path>``) are offered in the page."""
-    from ..agents import make_agent
+    from a file among them (``ppo:<path>``) are offered in the page. An agent that cannot
+    play ``players`` players is an AgentError here, before the server starts."""
+    from ..agents import AgentError, make_agent
     from ..agents.registry import parse_spec
 
-    for spec in set(opponents):
-        make_agent(spec)  # a bad spec is an AgentError now, not when the page asks
+    for spec in sorted(set(opponents)):
+        agent = make_agent(spec)  # a bad spec is an AgentError now, not when the page asks
+        if players not in agent.supported_players:
+            counts = " or ".join(map(str, agent.supported_players))
+            raise AgentError(f"{spec!r} plays only {counts}-player games, not {players}")
     others = list(opponents) + [opponents[-1]] * (players - 1 - len(opponents))
     seats = others[:seat] + ["human"] + others[seat:players - 1]
     offered = sorted({s for s in opponents if parse_spec(s)[0] in ("ppo", "rllib")})
     defaults: dict[str, Any] = {"seats": seats}
     if seed is not None:
         defaults["seed"] = seed
-    return serve(host, port, allow_remote, offered=offered, defaults=defaults)
+    return serve(host, port, allow_remote, pace=pace, offered=offered, defaults=defaults)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

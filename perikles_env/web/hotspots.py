@@ -10,41 +10,37 @@ from __future__ import annotations
 from collections.abc import Iterable
 from html import escape
 
-Box = tuple[float, float, float, float]  # x, y, width, height
-
-CITY_W, CITY_H = 190, 178
-LOC_X, LOC_TOP, LOC_STEP, LOC_W = 610, 48, 109, 580
-PLAYERS = (10, 604, 590, 208)
-
-
-def city_box(c: int) -> Box:
-    return (10 + (c % 3) * (CITY_W + 10), 48 + (c // 3) * (CITY_H + 10), CITY_W, CITY_H)
+from ..render import svg as L
+from ..render.svg import Box
 
 
 def box(target: str, players: int, viewer: int) -> Box | None:
-    """The board rectangle of a move target (see ``moves``), or None if it has none."""
+    """The board rectangle of a move target (see ``moves``), or None if it has none: the
+    drawing's own box (``render.svg``'s layout), with a margin where the thing is small."""
     kind, *args = target.split(":")
     n = [int(a) for a in args]
     if kind == "tile":
-        return (20 + n[0] * 57, 456, 52, 46)
+        return L.tile_box(n[0])
     if kind == "city":
-        return city_box(n[0])
+        return L.city_box(n[0])
     if kind == "row":
-        x, y, w, _ = city_box(n[0])
-        return (x + 4, y + 49 + n[1] * 16, w - 8, 15)
+        x, y, w, _ = L.city_box(n[0])
+        return (x + 4, y + L.CUBE_ROWS_TOP - 1 + n[1] * L.CUBE_ROW_STEP, w - 8,
+                L.CUBE_ROW_STEP - 1)
     if kind == "cand":
-        x, y, _, _ = city_box(n[0])
-        return (x + (116, 146)[n[1]], y + 28, 20, 20)
+        x, y, w, h = L.candidate_chip(n[0], n[1])
+        return (x - 2, y - 2, w + 4, h + 4)
     if kind == "loc":
-        return (LOC_X, LOC_TOP + n[0] * LOC_STEP, 156, LOC_STEP - 6)
+        x, y, _, h = L.location_box(n[0])
+        return (x, y, L.side_box(n[0], 0)[0] - 4 - x, h)
     if kind == "side":
-        return (LOC_X + 160 + n[1] * 212, LOC_TOP + n[0] * LOC_STEP + 4, 204, LOC_STEP - 14)
-    x, y, w, h = PLAYERS
-    row = (h - 26) / players
+        return L.side_box(n[0], n[1])
     if kind == "player":
-        return (x + 4, y + 26 + n[0] * row, w - 8, row - 2)
+        return L.player_row(n[0], players)
     if kind == "special":
-        return (x + 384, y + 26 + viewer * row, w - 388, row - 2)
+        x, y, w, h = L.player_row(viewer, players)
+        left = L.PLAYERS_BOX[0] + L.SPECIAL_COLUMN - 4
+        return (left, y, x + w - left, h)
     return None
 
 

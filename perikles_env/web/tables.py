@@ -2,10 +2,16 @@
 
 A table lives in its own folder under the games folder::
 
-    <games>/<id>/seats.json     who sits where: "human" (with the seat's secret token) or
-                                an agent spec; written once, readable by the owner only
+    <games>/<id>/seats.json     who sits where: "human" (with the seat's secret token, its
+                                join code and whether someone claimed it) or an agent spec;
+                                rewritten when a seat is claimed, readable by the owner only
     <games>/<id>/record.jsonl   the game in the replay format (``perikles_env.records``),
                                 rewritten atomically after every decision
+    <games>/<id>/abandoned      present when a player gave the game up (its reason inside)
+
+A human seat is claimed by exactly one person: its creator (the first human seat), whoever
+sends its join code, or, in a game that is not private, whoever takes it in the lobby. Only
+the claim answers with the seat's token, and only once.
 
 A server that starts (again) loads every table from these two files and replays the record,
 so a restart continues each game where it stopped; ``python -m perikles_env.replay
@@ -28,10 +34,24 @@ from ..errors import PeriklesError
 from ..files import write_text
 from ..records import GameRecord, RecordError, read_records
 from ..render.narrate import describe_action, describe_events, who
+from .undo import undo_refusal
 
 HUMAN = "human"
 SEATS_FORMAT = "perikles-web-seats-1"
 _ID = re.compile(r"^[0-9a-f]{12}$")
+CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud, typed by hand
+
+
+def join_code() -> str:
+    """A short code a person can type: 8 letters (40 bits), shown as ``ABCD-EFGH``."""
+    letters = "".join(secrets.choice(CODE_LETTERS) for _ in range(8))
+    return letters[:4] + "-" + letters[4:]
+
+
+def normal_code(text: str) -> str:
+    """The code as stored, from what a person typed (any case, with or without the dash)."""
+    plain = "".join(ch for ch in text.upper() if ch.isalnum())
+    return plain[:4] + "-" + plain[4:]
 
 
 class TableError(PeriklesError, ValueError):
@@ -47,6 +67,8 @@ class Seat:
     spec: str
     token: str = ""
     agent: Agent | None = None
+    code: str = ""  # a human seat's join code
+    claimed: bool = False  # a person holds the token
 
     @property
     def human(self) -> bool:
@@ -65,12 +87,23 @@ class Table:
     actions: list[int] = field(default_factory=list)
     feed: list[list[dict[str, Any]]] = field(init=False)
     error: str = ""
+    abandoned: str = ""  # why the game was given up, if it was
+    private: bool = False  # open seats are joined only with their code, not in the lobby
+    chosen_seed: bool = False  # the creator chose the seed (and so can know hidden tiles)
     _turn_start: int = field(default=0, init=False, repr=False)  # the turn's first event
+    before: Game | None = field(default=None, init=False, repr=False)  # before the last move
+    _undo: tuple[int, str] = field(default=(-1, ""), init=False, repr=False)
 
     def __post_init__(self) -> None:
+        self._start()
+
+    def _start(self) -> None:
         self.game = new_game(GameConfig(num_players=len(self.seats)), seed=self.seed)
-        self.feed = [[] for _ in self.seats]
-        self._narrate(-1, len(self.seats) * [""], 0)
+        self.actions = []
+        self.before = None
+        self._turn_start = 0
+        self.feed = [[] for _ in range(len(self.seats) + 1)]  # each seat's, then the public's
+        self._narrate(-1, (len(self.seats) + 1) * [""], 0)
 
     @property
     def names(self) -> list[str]:
@@ -81,10 +114,36 @@ class Table:
     def step(self) -> int:
         return len(self.actions)
 
+    @property
+    def public_feed(self) -> list[dict[str, Any]]:
+        """The story as a spectator may know it."""
+        return self.feed[-1]
+
+    @property
+    def over(self) -> bool:
+        """Finished or abandoned: nobody moves any more."""
+        return self.game.is_terminal or bool(self.abandoned)
+
     def agent_to_act(self) -> Agent | None:
-        if self.game.is_terminal:
+        if self.over:
             return None
         return self.seats[self.game.current].agent
+
+    def unsupported(self) -> str:
+        """Why an agent of this table cannot play its player count ("" if all can)."""
+        n = len(self.seats)
+        for p, seat in enumerate(self.seats):
+            if seat.agent is not None and n not in seat.agent.supported_players:
+                counts = " or ".join(map(str, seat.agent.supported_players))
+                return f"p{p} ({seat.spec}) plays only {counts}-player games, not {n}"
+        return ""
+
+    def abandon(self, reason: str) -> None:
+        """Give the game up: nobody moves any more; the record stays."""
+        if self.over:
+            raise TableError("the game is over", 409)
+        self.abandoned = reason
+        write_text(self.folder / "abandoned", reason + "\n")
 
     def apply(self, action: int, save: bool = True) -> None:
         """Play ``action`` for the seat to act (checked by the engine: an illegal one raises
@@ -94,12 +153,38 @@ class Table:
             raise TableError(f"action {action} ({g.action_to_str(action)}) is not legal now",
                              422)
         actor, seen = g.current, len(g.event_log)
-        words = [f"{who(actor, s)}: {describe_action(g, action, s)}" for s in range(g.n)]
+        viewers: list[int | None] = [*range(g.n), None]
+        words = [f"{who(actor, s)}: {describe_action(g, action, s)}" for s in viewers]
+        before = g.clone()
         g.apply_action_checked(action)
+        self.before = before
         self.actions.append(int(action))
         self._narrate(actor, words, seen)
         if save:
             self.save()
+
+    def undo_refusal(self, seat: int) -> str:
+        """Why ``seat`` may not take back the last move now ("" if it may; ``undo``)."""
+        if self.over or self.before is None:
+            return "there is no move to take back"
+        mover = self.before.current
+        if mover != seat:
+            return f"p{mover} has moved since your last move"
+        if self._undo[0] != self.step:  # checked once per step: every payload asks
+            self._undo = (self.step, undo_refusal(self.before, self.actions[-1], mover))
+        return self._undo[1]
+
+    def undo(self, seat: int) -> None:
+        """Take back the last move (``seat``'s, allowed by ``undo_refusal``): the game is
+        played again from its seed without it, and the record rewritten."""
+        refusal = self.undo_refusal(seat)
+        if refusal:
+            raise TableError(f"cannot take the move back: {refusal}", 409)
+        actions = self.actions[:-1]
+        self._start()
+        for action in actions:
+            self.apply(action, save=False)
+        self.save()
 
     def _narrate(self, actor: int, words: list[str], seen: int) -> None:
         """Each seat's feed gets the new public events in words, or, when the move made
@@ -107,7 +192,8 @@ class Table:
         turn's earlier events said (location names, the dice round's targets)."""
         log = self.game.event_log
         for s, feed in enumerate(self.feed):
-            lines = describe_events(log[self._turn_start:], s, seen - self._turn_start)
+            viewer = s if s < len(self.seats) else None
+            lines = describe_events(log[self._turn_start:], viewer, seen - self._turn_start)
             feed += [{"step": self.step, "actor": actor, "text": t}
                      for t in lines or [words[s]] if t]
         for i in range(seen, len(log)):
@@ -121,7 +207,9 @@ class Table:
 
     def save_seats(self) -> None:
         data = {"format": SEATS_FORMAT, "id": self.id, "seed": self.seed,
-                "seats": [{"spec": s.spec, "token": s.token} for s in self.seats]}
+                "private": self.private, "chosen_seed": self.chosen_seed,
+                "seats": [{"spec": s.spec, "token": s.token, "code": s.code,
+                           "claimed": s.claimed} for s in self.seats]}
         path = self.folder / "seats.json"
         write_text(path, json.dumps(data, indent=1) + "\n")
         os.chmod(path, 0o600)  # the tokens are the seats' keys
@@ -129,7 +217,7 @@ class Table:
 
 def _seat(spec: str) -> Seat:
     if spec == HUMAN:
-        return Seat(HUMAN, secrets.token_urlsafe(24))
+        return Seat(HUMAN, secrets.token_urlsafe(24), code=join_code())
     return Seat(spec, agent=make_agent(spec))
 
 
@@ -141,10 +229,13 @@ class Tables:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.by_id: dict[str, Table] = {}
         self.tokens: dict[str, tuple[Table, int]] = {}
+        self.codes: dict[str, tuple[Table, int]] = {}
         self.skipped: list[str] = []  # folders that could not be loaded, with the reason
 
-    def create(self, specs: list[str], seed: int | None = None) -> Table:
-        """A new table; ``specs``: ``"human"`` or an agent spec per seat."""
+    def create(self, specs: list[str], seed: int | None = None, private: bool = False) -> Table:
+        """A new table; ``specs``: ``"human"`` or an agent spec per seat. Its first human
+        seat is claimed by the creator; an agent that cannot play this many players is
+        refused here, before any game exists."""
         if not 3 <= len(specs) <= 5:
             raise TableError(f"Perikles is played by 3 to 5 players, got {len(specs)} seats")
         if HUMAN not in specs:
@@ -153,10 +244,15 @@ class Tables:
             seats = [_seat(spec) for spec in specs]
         except AgentError as exc:
             raise TableError(str(exc)) from None
+        seats[specs.index(HUMAN)].claimed = True
         game_id = secrets.token_hex(6)
-        folder = self.folder / game_id
-        folder.mkdir(mode=0o700)
-        table = Table(game_id, secrets.randbelow(2**32) if seed is None else seed, seats, folder)
+        table = Table(game_id, secrets.randbelow(2**32) if seed is None else seed, seats,
+                      self.folder / game_id)
+        table.private, table.chosen_seed = private, seed is not None
+        problem = table.unsupported()
+        if problem:
+            raise TableError(problem, 422)
+        table.folder.mkdir(mode=0o700)
         table.save()
         table.save_seats()
         self._add(table)
@@ -167,6 +263,45 @@ class Tables:
         for p, seat in enumerate(table.seats):
             if seat.human:
                 self.tokens[seat.token] = (table, p)
+                if seat.code and not seat.claimed:
+                    self.codes[seat.code] = (table, p)
+
+    def claim(self, table: Table, p: int) -> str:
+        """Give seat ``p`` to the person asking (once): its token."""
+        seat = table.seats[p]
+        if not seat.human or seat.claimed:
+            raise TableError(f"seat p{p} is not open", 409)
+        if table.over:
+            raise TableError("the game is over", 409)
+        seat.claimed = True
+        self.codes.pop(seat.code, None)
+        table.save_seats()
+        return seat.token
+
+    def join(self, code: str) -> tuple[Table, int, str]:
+        """The table, seat and token of a join code; a code opens its seat once."""
+        found = self.codes.get(normal_code(code)) if isinstance(code, str) else None
+        if found is None:
+            raise TableError("unknown or already used join code", 404)
+        table, p = found
+        return table, p, self.claim(table, p)
+
+    def take_open_seat(self, game_id: str, p: int) -> str:
+        """A seat taken in the lobby: only an open seat of a game that is not private."""
+        table = self.by_id.get(game_id) if isinstance(game_id, str) else None
+        if table is None:
+            raise TableError("unknown game", 404)
+        if not 0 <= p < len(table.seats):
+            raise TableError(f"the game has no seat p{p}", 422)
+        if table.private:
+            raise TableError("this game's seats are joined with their invitation code", 403)
+        return self.claim(table, p)
+
+    def table(self, game_id: str) -> Table:
+        table = self.by_id.get(game_id) if isinstance(game_id, str) else None
+        if table is None:
+            raise TableError("unknown game", 404)
+        return table
 
     def seat(self, token: str) -> tuple[Table, int]:
         """The table and seat a token opens; unknown tokens are refused."""
@@ -202,11 +337,18 @@ def _load(folder: Path) -> Table:
         if spec == HUMAN and len(token) < 16:
             raise RecordError("a human seat has no token")
         seats.append(Seat(spec, token if spec == HUMAN else "",
-                          None if spec == HUMAN else make_agent(spec)))
+                          None if spec == HUMAN else make_agent(spec),
+                          str(s.get("code", "")), bool(s.get("claimed", True))))
     record = read_records(folder / "record.jsonl")[0]
     if record.seed != data["seed"] or record.players != len(seats):
         raise RecordError("record.jsonl does not belong to seats.json")
     table = Table(folder.name, int(data["seed"]), seats, folder)
+    table.private = bool(data.get("private", False))
+    table.chosen_seed = bool(data.get("chosen_seed", False))
     for action in record.actions:
         table.apply(action, save=False)
+    if (folder / "abandoned").is_file():
+        table.abandoned = (folder / "abandoned").read_text(encoding="utf-8").strip() or "given up"
+    elif not table.game.is_terminal:
+        table.error = table.unsupported()  # stuck: its people can abandon it
     return table

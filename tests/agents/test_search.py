@@ -130,6 +130,20 @@ def test_the_prior_is_the_softmax_of_the_logits_over_prior_temp(temp) -> None:
     assert r.visits[first] == 1 and r.visits.sum() == 1
 
 
+def test_the_extreme_prior_temperatures_still_search() -> None:
+    """The declared range's ends (1e-3, 1e3) keep logits / prior_temp finite: the search
+    plays (a smaller temperature is refused; it used to make every move fail)."""
+    g = game_at()
+    legal = g.legal_actions()
+    logits = np.zeros(NUM_ACTIONS, np.float32)
+    logits[legal] = np.random.default_rng(2).normal(scale=30.0, size=len(legal))
+    for temp in (1e-3, 1e3):
+        ev = Scripted(g.n, [(logits, [0.25] * 4), (np.zeros(NUM_ACTIONS, np.float32), [0.25] * 4)])
+        r = Search(ev, SearchParams(sims=1, batch=1, prior_temp=temp)).run([g], [g.current], [0])[0]
+        assert r.action in legal and np.isfinite(r.prior).all()
+        assert r.prior[legal].sum() == pytest.approx(1.0, abs=1e-5)
+
+
 def test_puct_backs_up_every_seat_through_two_levels() -> None:
     g = game_at(seed=4)
     n, player, legal = g.n, g.current, g.legal_actions()
@@ -307,6 +321,8 @@ def test_a_forced_root_needs_no_evaluation() -> None:
         {"prior_temp": -1.0},
         {"prior_temp": math.inf},
         {"prior_temp": True},
+        {"prior_temp": 1e-300},  # accepted once, and then every move failed
+        {"prior_temp": 1e300},
         {"bogus": 1},
     ],
 )

@@ -95,6 +95,8 @@ def test_without_a_shipped_network_the_error_says_so(spec) -> None:
         ("seconds=-2", "seconds"),
         ("batch=0", "batch"),
         ("c_puct=inf", "c_puct"),
+        ("prior_temp=1e-300", "prior_temp"),
+        ("prior_temp=0", "prior_temp"),
     ],
 )
 def test_bad_search_options_name_the_option(net_path, options, named) -> None:

@@ -3,14 +3,20 @@ fields, the C++ header and the build read that declaration."""
 
 from __future__ import annotations
 
+import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from perikles_env.analysis import view
+from perikles_env.analysis.encoding import FEATURE_BLOCK_NAMES, FEATURE_IDS
+from perikles_env.analysis.observation import LAYOUT, OBS_SIZE, ORACLE_LAYOUT, ORACLE_SIZE
 from perikles_env.engine import GameConfig, events, new_game, schema, validate
 from perikles_env.engine.rng import Rng
-from perikles_env.engine.state import STATE_FIELDS, GameState
+from perikles_env.engine.state import STATE_FIELDS, PythonState
 
 from .helpers import require_native
 
@@ -25,10 +31,49 @@ def test_generated_cpp_header_is_current() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def _generator():
+    spec = importlib.util.spec_from_file_location("gen_native", ROOT / "scripts" / "gen_native.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_generated_block_table_is_the_python_layout() -> None:
+    text = (ROOT / "native" / "env" / "generated" / "observation.hpp").read_text()
+    rows = re.findall(r'\{"(\w+)", (\d+)\},', text)
+    assert [(name, int(size)) for name, size in rows] == [
+        (b.name, b.size) for b in LAYOUT + ORACLE_LAYOUT
+    ]
+    assert f"OBS_SIZE = {OBS_SIZE};" in text and f"ORACLE_SIZE = {ORACLE_SIZE};" in text
+    ids = re.search(r"enum B : int \{([^}]*)\}", text).group(1).split(",")
+    assert [i.strip() for i in ids if i.strip()][:3] == ["PHASE", "TURN", "NUM_PLAYERS"]
+    assert "DISPLAY_B" in ids[13] and len([i for i in ids if i.strip()]) == len(rows)
+    assert FEATURE_IDS == {"battle": 0, "actions": 1}
+    assert "enum Feature : int { FEATURE_BATTLE = 0, FEATURE_ACTIONS = 1 };" in text
+
+
+@pytest.mark.parametrize("change", ["layout", "features"])
+def test_a_changed_declaration_makes_the_observation_header_stale(monkeypatch, change) -> None:
+    gen = _generator()
+    assert gen.stale() == []
+    if change == "layout":
+        monkeypatch.setattr(gen.O, "ORACLE_LAYOUT", gen.O.ORACLE_LAYOUT[:-1])
+    else:
+        monkeypatch.setattr(gen.E, "FEATURE_BLOCK_NAMES", ("actions", "battle"))
+    assert gen.stale() == [gen.OUT_OBSERVATION]
+
+
+def test_the_build_has_the_declared_blocks_and_feature_blocks() -> None:
+    native = require_native()
+    layout = [tuple(b) for b in native._native.layout()]
+    assert layout == [(b.name, b.size) for b in LAYOUT + ORACLE_LAYOUT]
+    assert tuple(native._native.feature_names()) == FEATURE_BLOCK_NAMES
+
+
 def test_every_field_list_is_derived_from_the_schema() -> None:
     names = tuple(f.name for f in schema.FIELDS)
     assert STATE_FIELDS == names
-    assert GameState.__slots__ == (*names, "rng")
+    assert PythonState.__slots__ == (*names, "rng")  # the Python engine's storage
     assert set(validate.field_rules(4)) == {*names, "rng"}
     assert set(view.PUBLIC_FIELDS) <= set(schema.visible("public"))
     assert not set(view.PUBLIC_FIELDS) & set(schema.visible("hidden") + schema.visible("owner"))

@@ -19,6 +19,7 @@ from perikles_env.engine import GameConfig, new_game
 from perikles_env.engine.rng import Rng
 from perikles_env.errors import IllegalActionError, InvalidConfigError
 from perikles_env.vector.league import League, heuristic_params
+from perikles_env.vector.seat_draw import cumulative, draw_seats
 from tests.native.vec_helpers import require_native_vec
 
 native = require_native_vec()
@@ -40,21 +41,11 @@ class Twin:
         self.seeds, self.policy = Rng(seed), Rng(seed ^ native._native_vec.POLICY_SALT)
         self.counts, self.seat, self.league = counts, seat, league
         self.max_decisions = max_decisions
-        total = sum(league.weights)
-        self.cumulative, c = [], 0.0
-        for w in league.weights:
-            c = c + w / total
-            self.cumulative.append(c)
+        self.cdf = cumulative(league.weights)  # the league's one seat draw (seat_draw.py)
         self.deal(seed)
 
-    def uniform(self) -> float:
-        return (self.policy.next64() >> 11) * UNIT
-
-    def draw(self) -> int:
-        u, k, last = self.uniform(), 0, len(self.cumulative) - 1
-        while k < last and u >= self.cumulative[k]:
-            k += 1
-        return k
+    def uniforms(self, count: int) -> np.ndarray:
+        return np.array([(self.policy.next64() >> 11) * UNIT for _ in range(count)])
 
     def deal(self, seed: int) -> None:
         while True:
@@ -64,11 +55,7 @@ class Twin:
                 else self.counts[0]
             )
             self.learner = self.policy.randrange(n) if self.seat is None else self.seat
-            whole = self.league.same_table > 0 and self.uniform() < self.league.same_table
-            one = self.draw() if whole else 0
-            self.seats = [
-                -1 if p == self.learner else (one if whole else self.draw()) for p in range(n)
-            ]
+            self.seats = self.draw_seats(n)
             self.game_seed = seed
             self.game = new_game(
                 GameConfig(num_players=n, record_events=False), seed=seed, backend="python"
@@ -82,9 +69,8 @@ class Twin:
         positive = [k for k, w in enumerate(self.league.weights) if w > 0]
         if len(positive) == 1:  # one opponent with weight: no draw
             return [-1 if p == self.learner else positive[0] for p in range(n)]
-        whole = self.league.same_table > 0 and self.uniform() < self.league.same_table
-        one = self.draw() if whole else 0
-        return [-1 if p == self.learner else (one if whole else self.draw()) for p in range(n)]
+        picks = iter(draw_seats(self.uniforms, self.cdf, self.league.same_table, n - 1))
+        return [-1 if p == self.learner else next(picks) for p in range(n)]
 
     def truncated(self) -> bool:
         return not self.game.is_terminal and self.game.decisions >= self.max_decisions
@@ -209,6 +195,11 @@ def test_new_weights_reach_only_games_dealt_later() -> None:
         env.set_weights({"heuristic:spite=1": 1.0})
     with pytest.raises(InvalidConfigError, match="positive sum"):
         env.set_weights({"random": 0.0})
+    for bad in ({"random": 10**400}, {"random": 1e308}, {"random": "1"}):
+        with pytest.raises(InvalidConfigError, match="weights must be finite numbers"):
+            env.set_weights(bad)
+    with pytest.raises(InvalidConfigError, match="weights must be a"):
+        env.set_weights(None)
 
 
 @pytest.mark.parametrize(
@@ -226,6 +217,16 @@ def test_new_weights_reach_only_games_dealt_later() -> None:
         ({"opponents": "random", "learner_seat": 3, "num_players": [3, 4]}, "learner_seat"),
         ({"features": ["battle", "odds"]}, "unknown feature block 'odds'"),
         ({"opponents": "random", "same_table": 1.5}, "same_table"),
+        # each of these once raised OverflowError, TypeError or a C++
+        # ValueError before; now one InvalidConfigError naming what is wrong
+        ({"opponents": {"random": 1e308, "heuristic": 1e308}}, "weights must be finite numbers"),
+        ({"opponents": {"random": 10**400}}, "weights must be finite numbers"),
+        ({"opponents": {"random": float("nan")}}, "weights must be finite numbers"),
+        ({"opponents": [["random"]]}, "opponent spec must be a non-empty string"),
+        ({"opponents": {"": 1.0}}, "opponent spec must be a non-empty string"),
+        ({"opponents": "random", "same_table": float("nan")}, "same_table"),
+        ({"opponents": {"heuristic:noise=1e400": 1.0}}, "noise must be in"),
+        ({"opponents": {"heuristic:spite=nan": 1.0}}, "spite must be in"),
     ],
 )
 def test_bad_league_input_is_refused_before_any_game(kwargs, message) -> None:

@@ -57,12 +57,16 @@ def _one_round(seed: int) -> None:
         finally:
             done.set()
 
-    def intruder() -> None:  # an array of 500s: illegal in (nearly) every game
+    def intruder() -> None:  # an array of 500s (illegal in nearly every game), and reads
         bad = np.full(NUM_ENVS, 500, dtype=np.int32)
+        calls = (lambda: env.step(bad), lambda: env.episodes(1), lambda: env.game_seed(2),
+                 lambda: env.game(3))
+        k = 0
         while not done.is_set():
+            k += 1
             try:
-                env.step(bad)
-                counts["stepped"] += 1
+                calls[k % 4]()
+                counts["stepped"] += k % 4 == 0
             except ConcurrentUseError:
                 counts["refused"] += 1
             except IllegalActionError:

@@ -87,10 +87,9 @@ def svg_texts(svg: str) -> list[str]:
 def check_page(page: Any, table: Table, seat: int) -> None:
     """The page shows what the engine holds now, from ``seat``'s point of view."""
     game = table.game
-    labels = ["you" if p == seat else n for p, n in enumerate(table.names)]
     assert page.inner_text("#status") == status_line(game, seat, table.names)
     board = page.eval_on_selector_all("#board svg text", "els => els.map(e => e.textContent)")
-    assert board == svg_texts(board_svg(game, seat, labels))
+    assert board == svg_texts(board_svg(game, seat, table.names))
     mine = not game.is_terminal and game.current == seat
     moves = legal_moves(game) if mine else []
     places = page.eval_on_selector_all("#board [data-target]", "els => els.map(e => "
@@ -142,6 +141,11 @@ def expected_frames(table: Table, seat: int) -> dict[int, str]:
     return out
 
 
+# What the server adds to ``seat_payload``: the table's pace, whether the seat may take its
+# move back, and, once the game is over, where its record is.
+SERVER_KEYS = ("undo", "pace", "paused", "record")
+
+
 def check_frames(frames: list[str], table: Table, seat: int) -> int:
     """Every WebSocket frame a page received is exactly its seat's payload at that step
     (and so holds nothing the seat may not know); returns how many were checked."""
@@ -149,5 +153,9 @@ def check_frames(frames: list[str], table: Table, seat: int) -> int:
     for text in frames:
         frame = json.loads(text)
         assert frame["seat"] == seat
+        assert isinstance(frame.pop("undo"), bool) and isinstance(frame.pop("paused"), bool)
+        assert isinstance(frame.pop("pace"), float)
+        record = frame.pop("record", None)
+        assert record is None or frame["finished"] or frame["abandoned"]
         assert frame == expected[frame["step"]], f"frame at step {frame['step']} differs"
     return len(frames)

@@ -97,7 +97,10 @@ def test_two_people_play_their_own_seats_from_two_browsers(browser, tmp_path, wh
         reply = httpx2.post(server.url + "/api/games", json={
             "seats": ["human", "heuristic", "human", "heuristic"], "seed": 3})
         assert reply.status_code == 201
-        links = {x["seat"]: server.url + x["link"] for x in reply.json()["links"]}
+        created = reply.json()
+        [invite] = created["invites"]
+        joined = httpx2.post(server.url + "/api/join", json={"code": invite["code"]}).json()
+        links = {0: server.url + created["link"], 2: server.url + joined["link"]}
         frames: dict[int, list[str]] = {0: [], 2: []}
         errors: list[str] = []
         pages = {seat: open_page(browser, links[seat], frames[seat], errors) for seat in links}

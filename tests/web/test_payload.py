@@ -185,3 +185,20 @@ def test_moves_read_in_words_for_a_random_sample_of_states(played):
     for game in rnd.sample(games[:-1], 30):
         for m in legal_moves(game):
             assert all(step and step[0].isalpha() for step in m.path), m.path
+
+
+def test_the_hotspots_read_the_board_layout_the_picture_is_drawn_from(played, monkeypatch):
+    """One layout (``render.svg``): moving a part of the board moves its hotspot with it."""
+    from perikles_env.render import svg
+
+    table, games = played[0]
+    game = games[-1]
+    monkeypatch.setattr(svg, "LOC_X", 600)
+    monkeypatch.setattr(svg, "CITY_CARD", (180, 170))
+    monkeypatch.setattr(svg, "PLAYERS_BOX", (10, 614, 590, 198))
+    picture = board_svg(game, 0)
+    assert hotspots.box("loc:0", game.n, 0)[0] == 600
+    assert hotspots.box("side:2:1", game.n, 0) in _rects(picture, "location 2")
+    assert hotspots.box("city:4", game.n, 0) == (200, 228, 180, 170)
+    assert hotspots.box("city:4", game.n, 0) in _rects(picture, f"city {D.CITY_NAMES[4]}")
+    assert hotspots.box("player:0", game.n, 0)[1] == 614 + 26

@@ -32,6 +32,12 @@ class SearchAgent(Agent):
         self.evaluator = evaluator
         self._search = Search(evaluator, self.params)
 
+    @property
+    def supported_players(self) -> tuple[int, ...]:  # type: ignore[override]
+        """The count its evaluator predicts seats for (a network's file says which)."""
+        count = getattr(self.evaluator, "num_players", None)
+        return (int(count),) if count else (3, 4, 5)
+
     def describe(self) -> str:
         defaults = asdict(SearchParams())
         diff = [f"{k}={v}" for k, v in asdict(self.params).items() if defaults[k] != v]

@@ -48,6 +48,11 @@ class NetAgent(Agent):
         self.features = self.net.features
         self._encode: Any = None
 
+    @property
+    def supported_players(self) -> tuple[int, ...]:  # type: ignore[override]
+        """The one count the network predicts seats for (its file says which)."""
+        return (int(self.net.num_players),)
+
     def describe(self) -> str:
         return f"net:{self.path}" if self.path else "net"
 

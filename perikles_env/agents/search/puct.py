@@ -12,93 +12,28 @@ one search fill a batch, and the result depends on ``batch`` too (still reproduc
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ...analysis.encoding import FEATURE_IDS
 from ...engine import NUM_ACTIONS
 from ...engine.factory import on_native_core
 from ...errors import InvalidConfigError
 from ..base import AgentError
 from .evaluator import EvaluationError, Evaluator
+from .params import OPPONENT_MODELS, SearchParams
+
+__all__ = ["OPPONENT_MODELS", "Search", "SearchParams", "SearchResult", "native_game"]
 
 if TYPE_CHECKING:
     from ...engine.interface import GameInterface
     from ...engine.native import NativeGame
 
-FEATURE_IDS = {"battle": 0, "actions": 1}  # native/env/features.hpp Feature
 MAX_PLAYERS = 5
-OPPONENT_MODELS = ("tree", "heuristic")  # native/players/search.hpp Params.heuristic_opponents
-
-
-@dataclass(frozen=True)
-class SearchParams:
-    """Search settings (docs/agents.md "Search with a network")."""
-
-    sims: int = 64
-    seconds: float = 0.0
-    c_puct: float = 1.25
-    fpu: float = 0.2
-    gumbel_m: int = 16
-    gumbel_scale: float = 1.0
-    c_visit: float = 50.0
-    c_scale: float = 0.1
-    batch: int = 16
-    leaves_per_search: int = 1
-    opponents: str = "tree"  # "heuristic": the other seats play the default heuristic
-    rollout_mix: float = 0.0  # a leaf's weight on a heuristic playout's result (0: none)
-    prior_temp: float = 1.0  # the prior is softmax(logits / prior_temp): > 1 flattens it
-
-    def __post_init__(self) -> None:
-        if self.opponents not in OPPONENT_MODELS:
-            raise InvalidConfigError(
-                f"search opponents must be one of {list(OPPONENT_MODELS)}, got {self.opponents!r}"
-            )
-        mix = self.rollout_mix
-        if isinstance(mix, bool) or not isinstance(mix, (int, float)) or not 0.0 <= mix <= 1.0:
-            raise InvalidConfigError(f"search rollout_mix must be a number in 0..1, got {mix!r}")
-        object.__setattr__(self, "rollout_mix", float(mix))
-        ints = {
-            "sims": (0, 1 << 20),
-            "gumbel_m": (0, NUM_ACTIONS),
-            "batch": (1, 1 << 16),
-            "leaves_per_search": (1, 4096),
-        }
-        for name, (low, high) in ints.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                raise InvalidConfigError(
-                    f"search {name} must be an int in {low}..{high}, got {value!r}"
-                )
-        temp = self.prior_temp
-        if isinstance(temp, bool) or not isinstance(temp, (int, float)) or not 0.0 < temp < math.inf:
-            raise InvalidConfigError(f"search prior_temp must be a number > 0, got {temp!r}")
-        object.__setattr__(self, "prior_temp", float(temp))
-        for name in ("seconds", "c_puct", "fpu", "gumbel_scale", "c_visit", "c_scale"):
-            value = getattr(self, name)
-            floor = -math.inf if name == "fpu" else 0.0
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not floor <= value < math.inf
-            ):
-                bound = "finite" if name == "fpu" else ">= 0"
-                raise InvalidConfigError(f"search {name} must be a {bound} number, got {value!r}")
-            object.__setattr__(self, name, float(value))
-
-    @classmethod
-    def from_options(cls, options: dict[str, Any]) -> SearchParams:
-        known = {f.name for f in fields(cls)}
-        unknown = set(options) - known
-        if unknown:
-            raise InvalidConfigError(
-                f"unknown search option(s) {sorted(unknown)}; known: {sorted(known)}"
-            )
-        return cls(**options)
 
 
 @dataclass(frozen=True)
@@ -141,17 +76,7 @@ class Search:
             )
         p = self.params
         self._core = _native().Search(
-            sims=p.sims,
-            c_puct=p.c_puct,
-            fpu=p.fpu,
-            gumbel_m=p.gumbel_m,
-            gumbel_scale=p.gumbel_scale,
-            c_visit=p.c_visit,
-            c_scale=p.c_scale,
-            leaves_per_search=p.leaves_per_search,
-            heuristic_opponents=p.opponents == "heuristic",
-            rollout_mix=p.rollout_mix,
-            features=[FEATURE_IDS[f] for f in evaluator.features],
+            **p.native(), features=[FEATURE_IDS[f] for f in evaluator.features]
         )
         self._obs = np.zeros((p.batch, self._core.obs_size), dtype=np.float32)
         self._masks = np.zeros((p.batch, NUM_ACTIONS), dtype=np.bool_)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, create_model, field_validator, model_validator
 
 from perikles_env.agents.search import SearchParams
 from perikles_env.agents.search.network import MAX_LAYERS, MAX_WIDTH, NetSettings
-from perikles_env.engine import NUM_ACTIONS
+from perikles_env.analysis.knobs import knob_fields, pydantic_field
 from perikles_env.engine import data as D
 from perikles_env.errors import InvalidConfigError
 from perikles_env.jobs.config_fields import check_spec
@@ -27,13 +27,14 @@ from perikles_env.jobs.config_schema import (
     load_file,
 )
 from perikles_env.jobs.run_folder import folder_path, plain_folder_name
+from perikles_env.vector.seat_draw import MAX_WEIGHT
 
 SELF = "self"  # a league seat played by the current network with search
 
 Positive = Annotated[int, Field(gt=0)]
 Count = Annotated[int, Field(ge=0)]
 PositiveFloat = Annotated[float, Field(gt=0)]
-Weight = Annotated[float, Field(ge=0)]
+Weight = Annotated[float, Field(ge=0, le=MAX_WEIGHT)]  # vector/seat_draw.py
 Width = Annotated[int, Field(ge=1, le=MAX_WIDTH)]
 Arch = Annotated[list[Width], Field(min_length=1, max_length=MAX_LAYERS)]
 
@@ -77,23 +78,30 @@ class WarmStartSection(Schema):
                 raise InvalidConfigError(f"warm_start.{key}: no such file: {value!r}")
 
 
-class SearchSection(Schema):
-    """The search of self-play (``SearchParams``: docs/agents.md, "Search with a network")."""
+# The search of self-play: ``SearchParams``' knobs (docs/agents.md, "Search with a
+# network") but ``seconds`` and ``leaves_per_search`` (self-play searches by simulations,
+# one leaf per search); ``batch`` defaults to 32 here (``SearchParams``: 16).
+SEARCH_SECTION_LEFT_OUT = ("seconds", "leaves_per_search")
+SEARCH_SECTION_DEFAULTS: dict[str, Any] = {"batch": 32}
 
-    sims: Annotated[int, Field(ge=0, le=1 << 20)] = 64
-    c_puct: Annotated[float, Field(ge=0)] = 1.25
-    fpu: float = 0.2
-    gumbel_m: Annotated[int, Field(ge=0, le=NUM_ACTIONS)] = 16
-    gumbel_scale: Annotated[float, Field(ge=0)] = 1.0
-    c_visit: Annotated[float, Field(ge=0)] = 50.0
-    c_scale: Annotated[float, Field(ge=0)] = 0.1
-    batch: Annotated[int, Field(ge=1, le=1 << 16)] = 32
-    opponents: Literal["tree", "heuristic"] = "tree"  # heuristic: other seats modelled
-    rollout_mix: Annotated[float, Field(ge=0, le=1)] = 0.0  # a leaf's weight on a playout
-    prior_temp: Annotated[float, Field(gt=0)] = 1.0  # the prior: softmax(logits / prior_temp)
+
+class _SearchSectionBase(Schema):
+    """The search of self-play (``SearchParams``: docs/agents.md, "Search with a network")."""
 
     def params(self) -> SearchParams:
         return SearchParams(**self.model_dump())
+
+
+SearchSection = create_model(
+    "SearchSection",
+    __base__=_SearchSectionBase,
+    __doc__=_SearchSectionBase.__doc__,
+    **{  # type: ignore[call-overload]
+        name: pydantic_field(k, SEARCH_SECTION_DEFAULTS.get(name))
+        for name, k in knob_fields(SearchParams)
+        if name not in SEARCH_SECTION_LEFT_OUT
+    },
+)
 
 
 class SelfPlaySection(Schema):

@@ -32,6 +32,7 @@ from perikles_env.agents.search.network import SearchNet, relative_shares
 from perikles_env.analysis.action_features import PER_ACTION
 from perikles_env.engine import NUM_ACTIONS, GameConfig, new_game
 from perikles_env.vector.encoder import encode_with_features, legal_mask
+from perikles_env.vector.seat_draw import cumulative, draw_seats
 from perikles_env.workers import bounded_workers
 
 from .config import SELF
@@ -92,13 +93,14 @@ class SelfPlay:
         keys = sorted(league)
         weights = np.asarray([league[k] for k in keys], dtype=np.float64)
         self.keys, self.weights = keys, weights / weights.sum()
+        self.cdf = cumulative(weights)  # the league's seat draw (vector/seat_draw.py)
         self.agents: dict[str, Agent] = {k: make_agent(k) for k in keys if k != SELF}
         self.state_size = net.state_size
 
     def _table(self, seed: np.random.SeedSequence) -> _GameInProgress:
         rng = np.random.default_rng(seed)
         n = self.net.num_players
-        seats = [self.keys[i] for i in rng.choice(len(self.keys), size=n, p=self.weights)]
+        seats = [self.keys[i] for i in draw_seats(rng.random, self.cdf, 0.0, n)]
         seats[int(rng.integers(n))] = SELF
         game = new_game(
             GameConfig(num_players=n, record_events=False),

@@ -28,6 +28,7 @@ from perikles_env.jobs.config_schema import (
 from perikles_env.jobs.config_schema import parse_override as parse_override
 from perikles_env.jobs.run_folder import folder_path, plain_folder_name
 from perikles_env.single_agent import RewardConfig
+from perikles_env.vector.seat_draw import MAX_WEIGHT
 
 from .self_play_pool import SELF_KEYS as SELF_KEYS
 from .self_play_pool import SELF_LATEST as SELF_LATEST
@@ -41,7 +42,7 @@ ACTION_HEADS = {
 }
 
 Count = Annotated[int, Field(ge=0)]
-Weight = Annotated[float, Field(ge=0)]
+Weight = Annotated[float, Field(ge=0, le=MAX_WEIGHT)]  # vector/seat_draw.py
 Players = Annotated[int, Field(ge=D.MIN_PLAYERS, le=D.MAX_PLAYERS)]
 Backend = Literal["auto", "native", "python"]
 

@@ -1,0 +1,247 @@
+"""Tables in a real browser (Playwright with Debian's chromium): 3-, 4- and 5-player games
+with agent seats played to the end by clicking, two people who meet in the lobby from two
+browser contexts while a third one watches, and the page's hints, undo, whole story and
+behaviour while the server is down.
+
+Skipped only when no chromium is installed (``.ci/run`` installs it).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from perikles_env.agents import make_agent
+from perikles_env.web.hints import hints
+from perikles_env.web.moves import legal_moves
+
+from .browser import (
+    CHROMIUM,
+    LiveServer,
+    check_frames,
+    check_page,
+    click_move,
+    moved_on,
+    shows_step,
+    waiting_for_human,
+)
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="no chromium browser installed (apt-get install chromium)"
+)
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+def open_page(browser, url: str, frames: list[str], errors: list[str], texts=None):
+    """A page in its own browser context (its own cookies and storage: another person)."""
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: msg.type == "error" and "status of 4" not in msg.text
+            and errors.append(msg.text))
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda data: frames.append(data)))
+    if texts is not None:  # every HTTP answer the page reads
+        page.on("response", lambda r: r.request.resource_type in ("fetch", "xhr")
+                and texts.append(r.text()))
+    page.goto(url)
+    return page
+
+
+def play_by_clicking(page, table, seats: set[int], rnd: random.Random, pages=None) -> int:
+    """Make every move of the human ``seats`` by clicking until the game ends; returns the
+    number of decisions made."""
+    decisions = 0
+    while True:
+        waiting_for_human(table)
+        if table.game.is_terminal:
+            return decisions
+        me = table.game.current
+        assert me in seats
+        here = pages[me] if pages else page
+        shows_step(here, table.step)
+        if decisions % 40 == 0:
+            check_page(here, table, me)
+        moves = legal_moves(table.game)
+        move = rnd.choice(moves)
+        before = table.step
+        click_move(here, move, moves)
+        moved_on(table, before)
+        assert table.actions[before] == move.action
+        decisions += 1
+
+
+@pytest.mark.parametrize("seats", [
+    ["human", "heuristic", "random"],
+    ["human", "net", "heuristic", "random"],
+    ["random", "heuristic", "human", "random", "heuristic"],
+], ids=["3 players", "4 players", "5 players"])
+def test_a_game_with_agent_seats_is_played_to_the_end_by_clicking(browser, tmp_path, seats):
+    server = LiveServer(tmp_path)
+    try:
+        frames: list[str] = []
+        errors: list[str] = []
+        page = open_page(browser, server.url + "/", frames, errors)
+        page.select_option("#players", str(len(seats)))
+        for p, spec in enumerate(seats):
+            page.fill(f"#seat{p}", spec)
+        page.click("#start")
+        page.wait_for_url("**/seat/*")
+        table = server.table()
+        me = seats.index("human")
+        decisions = play_by_clicking(page, table, {me}, random.Random(len(seats)))
+        assert decisions > 30
+        shows_step(page, table.step)
+        check_page(page, table, me)
+        assert "Game over" in page.inner_text("#status")
+        rows = page.locator("#breakdown tr")
+        assert rows.count() == len(seats) + 1
+        assert page.inner_text("#breakdown").count("★") == len(table.game.winners())
+        assert str(table.folder / "record.jsonl") in page.inner_text("#end")
+        assert "python -m perikles_env.replay" in page.inner_text("#replay-command")
+        href = page.get_attribute("#replay-link", "href")
+        assert href == f"/replay/{table.id}"
+        viewer = page.context.request.get(server.url + href, timeout=180_000)  # a busy CI
+        assert viewer.status == 200 and "<title>Perikles" in viewer.text()
+        assert check_frames(frames, table, me) > decisions
+        assert errors == []
+    finally:
+        server.stop()
+
+
+def test_two_people_meet_in_the_lobby_and_a_spectator_watches(browser, tmp_path):
+    server = LiveServer(tmp_path)
+    try:
+        errors: list[str] = []
+        frames: dict[object, list[str]] = {0: [], 2: [], "watch": []}
+        texts: dict[object, list[str]] = {0: [], 2: [], "watch": []}
+        alice = open_page(browser, server.url + "/", frames[0], errors, texts[0])
+        alice.select_option("#players", "3")
+        for p, spec in enumerate(["human", "heuristic", "human"]):
+            alice.fill(f"#seat{p}", spec)
+        alice.click("#start")
+        alice.wait_for_selector("#created:not([hidden])")
+        code = alice.inner_text("#links b.code")
+        table = server.table()
+        assert code == table.seats[2].code
+        alice.click("#my-seat")
+        alice.wait_for_url("**/seat/*")
+        assert alice.url.endswith(table.seats[0].token)
+        bob = open_page(browser, server.url + "/", frames[2], errors, texts[2])
+        bob.click(f'tr[data-game="{table.id}"] button.take[data-seat="2"]')
+        bob.wait_for_url("**/seat/*")
+        assert bob.url.endswith(table.seats[2].token)
+        watcher = open_page(browser, server.url + "/", frames["watch"], errors,
+                            texts["watch"])
+        watcher.click(f'tr[data-game="{table.id}"] a.watch')
+        watcher.wait_for_url("**/watch/*")
+        # the lobby no longer offers the seat
+        watcher_lobby = open_page(browser, server.url + "/", [], errors)
+        watcher_lobby.wait_for_selector(f'tr[data-game="{table.id}"]')
+        assert watcher_lobby.locator("button.take").count() == 0
+        rnd = random.Random(5)
+        pages = {0: alice, 2: bob}
+        decisions = 0
+        while table.game.turn == 1 and not table.game.is_terminal:
+            waiting_for_human(table)
+            me = table.game.current
+            shows_step(pages[me], table.step)
+            moves = legal_moves(table.game)
+            move = rnd.choice(moves)
+            before = table.step
+            click_move(pages[me], move, moves)
+            moved_on(table, before)
+            decisions += 1
+        waiting_for_human(table)
+        for seat, page in pages.items():
+            shows_step(page, table.step)
+            check_page(page, table, seat)
+        shows_step(watcher, table.step)
+        assert "public view" in watcher.inner_text("#board")
+        assert watcher.locator("#board [data-target]").count() == 0
+        assert watcher.is_hidden("#turn") and watcher.is_hidden("#hand")
+        assert decisions > 10
+        seed = str(table.seed)
+        tokens = {0: table.seats[0].token, 2: table.seats[2].token}
+        for reader in frames:
+            assert frames[reader] and texts[reader]
+            for text in frames[reader] + texts[reader]:
+                assert seed not in text
+                for seat, token in tokens.items():
+                    assert seat == reader or token not in text
+        for text in frames["watch"]:
+            frame = json.loads(text)
+            assert frame["seat"] is None and frame["moves"] == [] and frame["hand"] == []
+        for seat in pages:
+            assert check_frames(frames[seat], table, seat) > 10
+        assert errors == []
+    finally:
+        server.stop()
+
+
+def test_hints_undo_the_whole_story_and_a_server_that_is_down(browser, tmp_path):
+    server = LiveServer(tmp_path)
+    try:
+        errors: list[str] = []
+        frames: list[str] = []
+        page = open_page(browser, server.url + "/", frames, errors)
+        page.select_option("#players", "3")
+        for p, spec in enumerate(["human", "random", "random"]):
+            page.fill(f"#seat{p}", spec)
+        page.fill("#seed", "12")
+        page.click("#start")
+        page.wait_for_url("**/seat/*")
+        table = server.table()
+        waiting_for_human(table)
+        shows_step(page, table.step)
+        page.select_option("#hint-agent", "heuristic")
+        page.click("#hint")
+        page.wait_for_selector("#hint-list li")
+        expected = hints(table.game, 0, make_agent("heuristic"))
+        shown = page.eval_on_selector_all("#hint-list li", "els => els.map(e => "
+                                          "Number(e.dataset.action))")
+        assert shown == [h["action"] for h in expected]
+        page.click("#whole-log")
+        rnd = random.Random(1)
+        undone = 0
+        for _ in range(200):
+            waiting_for_human(table)
+            shows_step(page, table.step)
+            moves = legal_moves(table.game)
+            move = rnd.choice(moves)
+            before = table.step
+            click_move(page, move, moves)
+            moved_on(table, before)
+            if undone < 2 and table.agent_to_act() is None and not table.game.is_terminal and \
+                    table.before is not None and table.before.current == 0 and \
+                    not table.undo_refusal(0):
+                shows_step(page, table.step)
+                page.click("#undo")
+                shows_step(page, before)
+                assert table.step == before
+                undone += 1
+                click_move(page, move, moves)
+                moved_on(table, before)
+            if undone >= 2 and len(table.feed[0]) > 70:
+                break
+        assert undone >= 1
+        waiting_for_human(table)
+        shows_step(page, table.step)
+        feed = page.locator("#feed li").count()
+        assert feed == len(table.feed[0]) > 60  # the whole story, after moves too
+        server.stop()
+        page.wait_for_selector("body.offline")
+        assert "does not answer" in page.inner_text("#conn")
+        assert page.is_hidden("#menu")
+        assert errors == [] or all("WebSocket" in e for e in errors)
+    finally:
+        server.stop()
