@@ -1,4 +1,4 @@
-"""single_agent/table.py, the one opponent loop under the single-agent and RLlib envs:
+"""single_agent/learner_table.py, the one opponent loop under the single-agent and RLlib envs:
 agents move in the engine's turn order until a learner decides, a learner's illegal action
 raises and changes nothing, an agent's illegal move names the agent, and the two ends
 (terminated, truncated) are told apart."""
