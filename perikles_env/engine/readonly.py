@@ -50,7 +50,7 @@ class FrozenRng(Rng):
     _state: int
 
     @property
-    def state(self) -> int:  # type: ignore[override]
+    def state(self) -> int:
         return self._state
 
     @state.setter
