@@ -1,4 +1,4 @@
-"""Fair tables between people (issue 43): each person receives only his own seat's token,
+"""Fair tables between people: each person receives only his own seat's token,
 no answer of an unfinished game carries its seed, the lobby tells no secret, a spectator
 sees the public information only, and agents that cannot play a player count are refused
 before a game exists (a game stuck on one can be given up). Also the defects the issue
@@ -256,7 +256,9 @@ def test_a_deeply_nested_body_is_a_400_with_one_line(client) -> None:
     for path in (f"/api/seat/{token}/act", "/api/games", "/api/join"):
         reply = client.post(path, content="[" * 4000, headers=HEADERS)
         assert reply.status_code == 400, reply.text
-        assert reply.json() == {"error": "the body is nested too deeply"}
+        # which one depends on the interpreter's recursion limit: never a traceback
+        assert reply.json()["error"] in ("the body is nested too deeply",
+                                         "the body is not valid JSON")
 
 
 def test_a_mistyped_seat_link_is_a_page_that_says_so(client) -> None:
