@@ -40,8 +40,8 @@ from ..engine.backend import resolve_backend
 from ..environment.rewards import RewardConfig, RewardTracker
 from ..errors import IllegalActionError, InvalidConfigError
 from ..vector.encoder import game_encoder
+from .learner_table import LEARNER, AgentCache, LearnerTable, action_str
 from .opponents import OpponentPool
-from .table import LEARNER, AgentCache, Table, action_str
 
 PlayerCount = int | Sequence[int]
 
@@ -138,7 +138,7 @@ class PeriklesSingleAgentEnv(gym.Env):
         self._agents = AgentCache()
         self.learner = 0
         self.seat_specs: list[str] = []
-        self._table: Table | None = None
+        self._table: LearnerTable | None = None
         self._tracker: RewardTracker | None = None
         self._done = True
         self._mask: np.ndarray | None = None  # cached for the current decision
@@ -180,7 +180,7 @@ class PeriklesSingleAgentEnv(gym.Env):
             game = new_game(config, seed=game_seed, backend=self.backend)
             opponents = self.pool.sample(rng, n - 1)
             self.seat_specs = opponents[: self.learner] + [LEARNER] + opponents[self.learner :]
-            table = Table(game, self.seat_specs, self._agents, rng, self.max_decisions)
+            table = LearnerTable(game, self.seat_specs, self._agents, rng, self.max_decisions)
             self._table = table
             table.play_agents()
             if not table.over:

@@ -68,14 +68,19 @@ def serve(
             stderr_line(f"web: error: {exc}")
             return 2
         for p, seat in enumerate(table.seats):
-            if seat.human:
+            if seat.human:  # the operator hands these links out: the seats are taken
+                tables.codes.pop(seat.code, None)
+                seat.claimed = True
                 print(f"seat p{p}: {url}/seat/{seat.token}")
+        table.save_seats()
     unfinished = [t for t in loaded if not t.over]
     for table in unfinished:
         for p, seat in enumerate(table.seats):
             if seat.human:
-                print(f"game {table.id} (step {table.step}), seat p{p}: "
-                      f"{url}/seat/{seat.token}" + (f"  ({table.error})" if table.error else ""))
+                where = (f"{url}/seat/{seat.token}" if seat.claimed
+                         else f"open, join code {seat.code}")
+                print(f"game {table.id} (step {table.step}), seat p{p}: {where}"
+                      + (f"  ({table.error})" if table.error else ""))
     if allow_remote and host not in LOCAL_HOSTS:
         stderr_line(f"web: warning: listening on {host}: anyone who reaches this address "
                     "can start games and play in them with a seat link")

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import traceback
 from collections import defaultdict
 from collections.abc import AsyncIterator
@@ -408,10 +410,11 @@ class GameServer:
 
 
 def _write_replay(folder: Path) -> None:
-    from ..records import read_records
-    from ..replay import write_html
-
-    write_html(read_records(folder / "record.jsonl")[0], folder / "replay.html")
+    """``python -m perikles_env.replay`` in its own process: the viewer is an app above the
+    web server's layer (.importlinter), and its CPU time stays out of the server's."""
+    subprocess.run([sys.executable, "-m", "perikles_env.replay", str(folder / "record.jsonl"),
+                    "-o", str(folder / "replay.html")], check=True, capture_output=True,
+                   timeout=600)
 
 
 def agent_move(agent: Agent, game: Game, seat: int, rng: np.random.Generator) -> int:

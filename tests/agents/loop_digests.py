@@ -128,7 +128,7 @@ def terminal_game() -> str:
 
 
 def single_agent_table() -> str:
-    """Episodes of the single-agent env (its opponents move through the shared Table)."""
+    """Episodes of the single-agent env (its opponents move through the shared LearnerTable)."""
     from perikles_env.single_agent.env import PeriklesSingleAgentEnv
 
     env = PeriklesSingleAgentEnv(opponents=["random", "heuristic"], num_players=[3, 4])

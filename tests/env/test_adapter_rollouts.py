@@ -1,5 +1,5 @@
 """Seeded rollouts of every adapter over the shared step semantics (environment/rewards.py,
-single_agent/table.py) against fixed digests: the same seeds must keep giving the same
+single_agent/learner_table.py) against fixed digests: the same seeds must keep giving the same
 actions, rewards, ends, decision counts and outcomes, on both engines. A digest covers no
 observation, so a change of the observation layout leaves them alone; a change of the rules,
 the opponent loop, the rewards or a seed stream does not. ``python -m

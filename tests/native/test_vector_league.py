@@ -217,7 +217,7 @@ def test_new_weights_reach_only_games_dealt_later() -> None:
         ({"opponents": "random", "learner_seat": 3, "num_players": [3, 4]}, "learner_seat"),
         ({"features": ["battle", "odds"]}, "unknown feature block 'odds'"),
         ({"opponents": "random", "same_table": 1.5}, "same_table"),
-        # issue 44 item 5: each of these raised OverflowError, TypeError or a C++
+        # each of these once raised OverflowError, TypeError or a C++
         # ValueError before; now one InvalidConfigError naming what is wrong
         ({"opponents": {"random": 1e308, "heuristic": 1e308}}, "weights must be finite numbers"),
         ({"opponents": {"random": 10**400}}, "weights must be finite numbers"),

@@ -1,4 +1,4 @@
-"""Bad league options (issue 44 item 5, the league part): weights such as ``1e308`` or
+"""Bad league options: weights such as ``1e308`` or
 ``10**400``, wrong types and bad specs are one ``InvalidConfigError`` naming the field, in
 every place that takes a league (the PPO, expert-iteration and RLlib configs, the opponent
 pool and the vector env's league), never a ``ValueError`` from numpy, an ``OverflowError``,

@@ -1,4 +1,4 @@
-"""Fair tables between people (issue 43): each person receives only his own seat's token,
+"""Fair tables between people: each person receives only his own seat's token,
 no answer of an unfinished game carries its seed, the lobby tells no secret, a spectator
 sees the public information only, and agents that cannot play a player count are refused
 before a game exists (a game stuck on one can be given up). Also the defects the issue
@@ -251,12 +251,19 @@ def test_a_game_stuck_on_an_agent_loads_without_running_it_and_can_be_given_up(
 
 
 def test_a_deeply_nested_body_is_a_400_with_one_line(client) -> None:
+    import sys
+
     created = client.post("/api/games", json={"seats": ["human", "random", "random"]})
     token = token_of(created.json()["link"])
-    for path in (f"/api/seat/{token}/act", "/api/games", "/api/join"):
-        reply = client.post(path, content="[" * 4000, headers=HEADERS)
-        assert reply.status_code == 400, reply.text
-        assert reply.json() == {"error": "the body is nested too deeply"}
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)  # Python's default (another test may have raised it)
+    try:
+        for path in (f"/api/seat/{token}/act", "/api/games", "/api/join"):
+            reply = client.post(path, content="[" * 4000, headers=HEADERS)
+            assert reply.status_code == 400, reply.text
+            assert reply.json() == {"error": "the body is nested too deeply"}
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def test_a_mistyped_seat_link_is_a_page_that_says_so(client) -> None:
@@ -297,3 +304,48 @@ def test_agents_wait_while_paused_and_take_the_pace_the_page_sets(client) -> Non
     for body in ({"pace": -1}, {"pace": "fast"}, {"pace": 11}, {"paused": 1}):
         bad = client.post(f"/api/seat/{token}/pace", json=body)
         assert 400 <= bad.status_code < 500 and "\n" not in bad.json()["error"]
+
+
+def test_a_port_in_use_is_said_before_any_address_or_link(tmp_path, capsys) -> None:
+    import socket
+
+    from perikles_env.web.cli import serve
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code = serve(port=port, games=tmp_path / "games", seats=["human", "random", "random"])
+    out = capsys.readouterr()
+    assert code == 2 and out.out == ""
+    assert f"cannot listen on 127.0.0.1:{port}" in out.err and "\n" == out.err[-1]
+    assert not (tmp_path / "games").exists() or not any((tmp_path / "games").iterdir())
+
+
+def test_the_start_counts_only_unfinished_games_as_continued(tmp_path, capsys,
+                                                              monkeypatch) -> None:
+    import uvicorn
+
+    from perikles_env.web.cli import serve
+
+    from .helpers import play_out
+
+    tables = Tables(tmp_path)
+    done = tables.create(["human", "random", "random"], 1)
+    play_out(done, 1)
+    tables.create(["human", "random", "human"], 2)  # p2 not taken yet
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
+    from .test_server_process import free_port
+
+    assert serve(port=free_port(), games=tmp_path, seats=["human", "random", "human"], seed=3) == 0
+    out = capsys.readouterr().out
+    assert "1 continued, 1 over" in out
+    assert "seat p2: open, join code" in out
+    assert done.seats[0].token not in out
+    created = [line for line in out.splitlines() if line.startswith("seat p")]
+    assert len(created) == 2  # the command line's own game: both links, both seats taken
+    again = Tables(tmp_path)
+    again.load()
+    mine = next(t for t in again.by_id.values() if t.seed == 3)
+    assert all(s.claimed for s in mine.seats if s.human) and not again.codes.keys() & {
+        s.code for s in mine.seats}

@@ -40,7 +40,7 @@ from .dataset import Positions, concat
 
 
 @dataclass
-class _Table:
+class _GameInProgress:
     """One game in progress and what its searching seats recorded."""
 
     game: Any
@@ -97,7 +97,7 @@ class SelfPlay:
         self.agents: dict[str, Agent] = {k: make_agent(k) for k in keys if k != SELF}
         self.state_size = net.state_size
 
-    def _table(self, seed: np.random.SeedSequence) -> _Table:
+    def _table(self, seed: np.random.SeedSequence) -> _GameInProgress:
         rng = np.random.default_rng(seed)
         n = self.net.num_players
         seats = [self.keys[i] for i in draw_seats(rng.random, self.cdf, 0.0, n)]
@@ -108,21 +108,21 @@ class SelfPlay:
             backend="native",
         )
         players = [None if spec == SELF else self.agents[spec] for spec in seats]
-        return _Table(game, seats, rng, TableLoop(game, players, rng, skip_forced=True))
+        return _GameInProgress(game, seats, rng, TableLoop(game, players, rng, skip_forced=True))
 
-    def _advance(self, t: _Table) -> bool:
+    def _advance(self, t: _GameInProgress) -> bool:
         """Play forced moves and non-searching seats; True when ``t`` waits on a search."""
         t.loop.run()
         return not t.loop.over
 
-    def _play(self, t: _Table, result: SearchResult) -> None:
+    def _play(self, t: _GameInProgress, result: SearchResult) -> None:
         g, p = t.game, t.game.current
         obs = encode_with_features(g, p, self.net.features)
         t.rows.append(record(obs, legal_mask(g), result.policy, self.state_size))
         t.players.append(p)
         g.apply_action(result.action)
 
-    def _finish(self, t: _Table, stats: SelfPlayStats) -> Positions | None:
+    def _finish(self, t: _GameInProgress, stats: SelfPlayStats) -> Positions | None:
         stats.games += 1
         for key in t.seats:
             stats.seats[key] = stats.seats.get(key, 0) + 1
@@ -150,7 +150,7 @@ class SelfPlay:
         root = np.random.SeedSequence(seed)
         search_rng = np.random.default_rng(root.spawn(1)[0])
         pending = list(root.spawn(games))[::-1]
-        tables: list[_Table] = []
+        tables: list[_GameInProgress] = []
         parts: list[Positions] = []
         stats = SelfPlayStats()
         while pending or tables:

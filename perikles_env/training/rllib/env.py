@@ -5,7 +5,7 @@
   generator) get observations and act through RLlib; the other seats are played inside the
   env by agents drawn from an ``OpponentPool`` (``random``, ``heuristic``, a frozen
   ``rllib:<checkpoint>`` or ``ppo:<path>``), through the opponent loop the single-agent env
-  uses (``single_agent/table.py``), each move applied through the AEC env.
+  uses (``single_agent/learner_table.py``), each move applied through the AEC env.
 * **Turns.** Only the learner seat to act gets an observation; rewards come only at the end
   (the AEC env's ``reward`` mode), when every learner seat gets its final observation,
   reward and ``terminated=True``.
@@ -37,8 +37,8 @@ from ...engine import MAX_GAME_DECISIONS, NUM_ACTIONS
 from ...engine import data as D
 from ...environment.aec import raw_env
 from ...errors import InvalidConfigError
+from ...single_agent.learner_table import LEARNER, AgentCache, LearnerTable
 from ...single_agent.opponents import OpponentPool
-from ...single_agent.table import LEARNER, AgentCache, Table
 
 
 def _int_option(options: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
@@ -97,7 +97,7 @@ class PeriklesMultiAgentEnv(MultiAgentEnv):
         self._rng = np.random.default_rng()
         self._opponents = AgentCache()
         self.seat_specs: list[str] = []  # "learner" or the opponent's spec, per seat
-        self._table: Table | None = None
+        self._table: LearnerTable | None = None
 
     # ---- RLlib API -----------------------------------------------------------------------
 
@@ -116,7 +116,7 @@ class PeriklesMultiAgentEnv(MultiAgentEnv):
             specs = iter(self.pool.sample(self._rng, self.opponent_seats))
             self.seat_specs = [next(specs) if s in opponent_seats else LEARNER for s in range(n)]
             self.agents = [a for s, a in enumerate(self.possible_agents) if s not in opponent_seats]
-            table = self._table = Table(
+            table = self._table = LearnerTable(
                 aec._require_game(),
                 self.seat_specs,
                 self._opponents,

@@ -1,4 +1,4 @@
-"""single_agent/table.py, the one opponent loop under the single-agent and RLlib envs:
+"""single_agent/learner_table.py, the one opponent loop under the single-agent and RLlib envs:
 agents move in the engine's turn order until a learner decides, a learner's illegal action
 raises and changes nothing, an agent's illegal move names the agent, and the two ends
 (terminated, truncated) are told apart."""
@@ -11,7 +11,7 @@ import pytest
 from perikles_env.agents import Agent, AgentError
 from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, new_game
 from perikles_env.errors import IllegalActionError
-from perikles_env.single_agent.table import LEARNER, AgentCache, Table, action_id_of
+from perikles_env.single_agent.learner_table import LEARNER, AgentCache, LearnerTable, action_id_of
 
 
 class Recorder(Agent):
@@ -49,9 +49,9 @@ def _game(n: int = 4, seed: int = 3) -> Game:
     return new_game(GameConfig(num_players=n, record_events=False), seed=seed)
 
 
-def _table(specs, agents, seed=0, **kwargs) -> Table:
+def _table(specs, agents, seed=0, **kwargs) -> LearnerTable:
     rng = np.random.default_rng(seed)
-    return Table(_game(len(specs)), specs, agents.__getitem__, rng, **kwargs)
+    return LearnerTable(_game(len(specs)), specs, agents.__getitem__, rng, **kwargs)
 
 
 def test_agents_move_in_the_engines_turn_order_until_a_learner_decides():
@@ -162,7 +162,7 @@ def test_an_apply_hook_gets_every_move_and_checks_the_learners():
         game.apply_action_checked(action)  # an adapter's own check (the AEC env's)
 
     agents = {"r": Recorder()}
-    table = Table(game, [LEARNER, "r", "r"], agents.__getitem__, np.random.default_rng(0),
+    table = LearnerTable(game, [LEARNER, "r", "r"], agents.__getitem__, np.random.default_rng(0),
                   apply=apply)
     table.play_agents()
     table.step(game.legal_actions()[0])
@@ -174,7 +174,7 @@ def test_an_apply_hook_gets_every_move_and_checks_the_learners():
 
 def test_specs_must_match_the_seats():
     with pytest.raises(ValueError, match="4-player game needs 4 seat specs"):
-        Table(_game(4), [LEARNER, "r"], {}.__getitem__, np.random.default_rng(0))
+        LearnerTable(_game(4), [LEARNER, "r"], {}.__getitem__, np.random.default_rng(0))
 
 
 def test_agent_cache_makes_each_spec_once_and_keeps_the_pools():

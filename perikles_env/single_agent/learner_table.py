@@ -1,7 +1,7 @@
 """The learner's table: a game whose learner seats are played by the caller and whose
 other seats by agents inside the env (moved by the one table loop, ``agents/table_loop.py``),
 as OpenSpiel's ``rl_environment`` steps a game for its learners. The single-agent env and
-the RLlib env step through a ``Table``; what they add (observations, spaces, rewards from
+the RLlib env step through a ``LearnerTable``; what they add (observations, spaces, rewards from
 ``environment/rewards.py``) is theirs.
 
 * **Turns** follow the engine (``Game.current``, interrupts included). ``play_agents()``
@@ -31,7 +31,7 @@ from ..agents import Agent, TableLoop, make_agent
 from ..agents.table_loop import RAISE, action_id_of, action_str
 from ..engine import MAX_GAME_DECISIONS, NUM_ACTIONS, Game
 
-__all__ = ["LEARNER", "AgentCache", "Table", "action_id_of", "action_str"]
+__all__ = ["LEARNER", "AgentCache", "LearnerTable", "action_id_of", "action_str"]
 
 LEARNER = "learner"  # the spec of a seat the caller plays
 
@@ -66,7 +66,7 @@ class AgentCache:
         self._agents.clear()
 
 
-class Table:
+class LearnerTable:
     """One game: ``specs[seat]`` is ``LEARNER`` or the spec of the agent (from ``agents``)
     that plays that seat. Making a table resets its agents (a new game).
 
