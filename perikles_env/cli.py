@@ -99,6 +99,7 @@ TOOLS = {
     "perikles-evaluate": ("perikles_env.evaluation.cli", "train"),
     "perikles-train-rllib": ("perikles_env.launch.rllib", "rllib"),
     "perikles-search-train": ("perikles_env.launch.expert", "train"),
+    "perikles-bench": ("perikles_env.bench.cli", "train"),
 }
 
 
@@ -134,3 +135,7 @@ def train_rllib() -> int:
 
 def search_train() -> int:
     return run_tool("perikles-search-train")
+
+
+def bench() -> int:
+    return run_tool("perikles-bench")

@@ -5,7 +5,8 @@ Spec grammar: ``name`` or ``name:key=value,key=value``. ``ppo:<path>`` and
 followed by ``,deterministic=false``); ``net`` / ``net:<path>`` a search network file
 (none: the shipped one); ``search:model=<path>,sims=64`` the search over it (no ``model``:
 the shipped network; every other key is a ``SearchParams`` setting; torch runs on one
-thread, as for ``net``). Values are parsed as int, float, bool (``true``/``false``) or left
+thread, as for ``net``); ``python:<module or file.py>:<callable>`` the user's own agent
+(``user_agent.py``). Values are parsed as int, float, bool (``true``/``false``) or left
 as strings. Unknown names or keys raise ``AgentError``. ``register_agent`` adds a factory
 under a new name.
 """
@@ -95,6 +96,12 @@ def _search(model: str = "", **kw: Any) -> Agent:
     return SearchAgent(NetAgent(str(model) or None).net, params)
 
 
+def _python(path: str = "", **kw: Any) -> Agent:
+    from .user_agent import make_user_agent
+
+    return make_user_agent(path, **kw)
+
+
 _FACTORIES: dict[str, Factory] = {
     "random": _random,
     "heuristic": _heuristic,
@@ -103,6 +110,7 @@ _FACTORIES: dict[str, Factory] = {
     "rllib": _rllib,
     "net": _net,
     "search": _search,
+    "python": _python,
 }
 
 
@@ -147,7 +155,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     name = name.strip()
     if name not in _FACTORIES:
         raise AgentError(f"unknown agent {name!r}; known: {agent_names()}")
-    if name in ("ppo", "rllib", "net"):  # a checkpoint path, then options
+    if name in ("ppo", "rllib", "net", "python"):  # a path, then options
         path, options = rest, ""
         head, sep, tail = rest.rpartition(",")
         if sep and "=" in tail:

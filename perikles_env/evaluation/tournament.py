@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import shlex
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from perikles_env.errors import InvalidConfigError
@@ -58,12 +58,16 @@ def run(
     progress: bool = False,
     write: bool = True,
     command: str = "",
+    on_folder: Callable[[Path], None] | None = None,
 ) -> EvalResult:
-    """Play and summarise an evaluation; write a new run folder when ``write``."""
+    """Play and summarise an evaluation; write a new run folder when ``write``
+    (``on_folder(run_dir)`` then adds a caller's files to it before any game)."""
     run_dir = None
     if write:
         run_dir = new_run_dir(config.out, config.name or time.strftime("%Y%m%d-%H%M%S"))
         report.write_config(run_dir, config)
+        if on_folder is not None:
+            on_folder(run_dir)
         write_status(run_dir, RUNNING, command=command)
     return _play(config, [], run_dir, progress, command)
 

@@ -1,0 +1,141 @@
+"""``perikles-bench AGENT [--quick] [--workers N] [--resume RUN_DIR]``: rate one agent
+against the versioned reference pool (docs/benchmark.md). Games go through the evaluator
+(perikles_env.evaluation: workers, game records, resume); bad input is one line, exit 2,
+and nothing is written."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from perikles_env.agents import AgentError, agent_names, make_agent
+from perikles_env.cli import CliParser, player_count, positive_int
+from perikles_env.errors import InvalidConfigError
+from perikles_env.evaluation.config import EvalConfig
+from perikles_env.evaluation.tournament import resume, run
+from perikles_env.jobs.config_schema import build
+
+from . import report
+from .plan import plan_tables
+from .protocol import DEFAULT_VERSION, Protocol, load_protocol
+
+
+def agent_spec(text: str) -> str:
+    """An agent spec; ``module:callable`` or ``file.py:callable`` become ``python:...``."""
+    head = text.split(":", 1)[0].strip()
+    if head in agent_names() or ":" not in text:
+        return text
+    target, _, attr = text.rpartition(":")
+    if target.endswith(".py"):
+        target = str(Path(target).resolve())
+    return f"python:{target}:{attr}"
+
+
+def checked_agent(spec: str, counts: Sequence[int]) -> str:
+    try:
+        agent = make_agent(spec)
+    except AgentError as exc:
+        raise InvalidConfigError(str(exc)) from None
+    missing = [n for n in counts if n not in agent.supported_players]
+    if missing:
+        plays = "/".join(map(str, agent.supported_players))
+        raise InvalidConfigError(
+            f"{spec} plays only {plays}-player games, the protocol also needs "
+            f"{'/'.join(map(str, missing))}: rate it with --players {plays.replace('/', ' ')}")
+    return spec
+
+
+def _config(protocol: Protocol, agent: str, quick: bool, players: list[int] | None,
+            workers: int, out: str, plots: bool) -> tuple[Protocol, EvalConfig]:
+    if players:
+        bad = sorted(set(players) - set(protocol.players))
+        if bad:
+            raise InvalidConfigError(f"--players {bad} is not in {protocol.version}'s counts")
+        protocol = protocol.model_copy(update={"players": tuple(sorted(set(players)))})
+    checked_agent(agent, protocol.players)
+    tables = plan_tables(protocol, agent, quick)
+    games = protocol.games.quick if quick else protocol.games.full
+    name = "bench-" + protocol.version.replace("/", "-") + ("-quick" if quick else "")
+    config = build(EvalConfig, {"lineups": [t.lineup for t in tables], "games": games,
+                                "seed": protocol.seed, "workers": workers, "out": out,
+                                "name": name, "plots": False})
+    return protocol, config
+
+
+def rate(agent: str, protocol: Protocol, quick: bool = False, players: list[int] | None = None,
+         workers: int = 1, out: str = "runs/bench", plots: bool = True,
+         progress: bool = False) -> tuple[Path, dict]:
+    """Play one benchmark run in a new folder under ``out``; its folder and report."""
+    protocol, config = _config(protocol, agent, quick, players, workers, out, plots)
+    ident = {**report.identity(protocol, agent, quick), "players": list(protocol.players),
+             "plots": plots}
+
+    def mark(run_dir: Path) -> None:
+        (run_dir / report.IDENTITY).write_text(json.dumps(ident, indent=2) + "\n")
+
+    result = run(config, progress=progress, command=f"perikles-bench {agent}", on_folder=mark)
+    assert result.run_dir is not None
+    data = report.build(result, protocol, plan_tables(protocol, agent, quick), agent, quick)
+    report.write(data, result.run_dir, plots)
+    return result.run_dir, data
+
+
+def resume_run(run_dir: str | Path, protocol: Protocol, workers: int | None = None,
+               progress: bool = False) -> tuple[Path, dict]:
+    """Finish an interrupted benchmark run of the same protocol (refused otherwise)."""
+    run_dir = Path(run_dir)
+    path = run_dir / report.IDENTITY
+    if not path.is_file():
+        raise InvalidConfigError(f"{run_dir} is not a benchmark run folder (no {report.IDENTITY})")
+    ident = json.loads(path.read_text())
+    if (ident.get("protocol"), ident.get("protocol_sha256")) != (protocol.version,
+                                                                 protocol.sha256):
+        raise InvalidConfigError(
+            f"{run_dir} is a run of {ident.get('protocol')} "
+            f"(sha256 {str(ident.get('protocol_sha256'))[:12]}), not {protocol.version} "
+            f"(sha256 {protocol.sha256[:12]}): resume it with --protocol {ident.get('protocol')}")
+    protocol = protocol.model_copy(update={"players": tuple(ident["players"])})
+    result = resume(run_dir, workers=workers, progress=progress)
+    agent, quick = ident["agent"], bool(ident["quick"])
+    data = report.build(result, protocol, plan_tables(protocol, agent, quick), agent, quick)
+    report.write(data, run_dir, bool(ident.get("plots", True)))
+    return run_dir, data
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = CliParser(prog="perikles-bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("agent", nargs="?", help="agent spec, module:callable or file.py:callable")
+    parser.add_argument("--protocol", default=DEFAULT_VERSION, help="version or protocol file")
+    parser.add_argument("--quick", action="store_true", help="the short suite")
+    parser.add_argument("--players", type=player_count, nargs="+",
+                        help="only these player counts (an agent that plays only some)")
+    parser.add_argument("--workers", type=positive_int, default=1, help="worker processes")
+    parser.add_argument("--out", default="runs/bench", help="parent folder of the run folder")
+    parser.add_argument("--no-plots", action="store_true", help="skip the PNG")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run")
+    parser.add_argument("--exploit", metavar="SPEC", help="best-response training (not yet)")
+    parser.add_argument("--progress", action="store_true", help="a progress bar")
+    args = parser.parse_args(argv)
+    if args.exploit:
+        parser.error("--exploit is not yet available (issue 42: best-response training)")
+    if not args.agent and not args.resume:
+        parser.error("give an agent spec to rate, or --resume RUN_DIR")
+    try:
+        protocol = load_protocol(args.protocol)
+        if args.resume:
+            run_dir, data = resume_run(args.resume, protocol, args.workers, args.progress)
+        else:
+            run_dir, data = rate(agent_spec(args.agent), protocol, args.quick, args.players,
+                                 args.workers, args.out, not args.no_plots, args.progress)
+    except InvalidConfigError as exc:
+        parser.error(str(exc))
+    r = data["rating"]
+    print(f"{data['agent']} on {data['protocol']}: rating {r['rating']:.2f} "
+          f"[{r['rating_ci'][0]:.2f}, {r['rating_ci'][1]:.2f}]; report {run_dir}/bench.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
