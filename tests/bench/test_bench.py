@@ -1,0 +1,138 @@
+"""perikles-bench: the pinned protocol, its tables, reproducible runs, resume, user agents,
+and one-line refusals that write nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from perikles_env.bench.cli import main, rate, resume_run
+from perikles_env.bench.plan import not_played, plan_tables
+from perikles_env.bench.protocol import PROTOCOLS, RECORDED_HASHES, load_protocol
+from perikles_env.errors import InvalidConfigError
+from perikles_env.evaluation.runner import TIMING_KEYS
+from perikles_env.jobs.run_folder import INTERRUPTED, write_status
+
+HERE = Path(__file__).parent
+TINY = str(HERE / "tiny_protocol.yaml")
+
+
+def _games(run_dir: Path) -> list[dict]:
+    out = []
+    for line in (run_dir / "games.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        for key in TIMING_KEYS:
+            record.pop(key, None)
+        out.append(record)
+    return out
+
+
+
+def test_v1_is_shipped_pinned_and_has_the_pool():
+    protocol = load_protocol()
+    assert protocol.version == "perikles-bench/v1"
+    assert protocol.sha256 == RECORDED_HASHES["perikles-bench/v1"]
+    assert len(protocol.pool) >= 10 and protocol.players == (3, 4, 5)
+    names = {m.name for m in protocol.pool}
+    assert {"random", "heuristic", "warlike", "politician", "spiteful", "net", "search"} <= names
+    assert sum(m.spec is not None and m.spec.startswith("ismcts") for m in protocol.pool) == 3
+    assert {m.name: m.players for m in protocol.pool}["net"] == (4,)
+    assert protocol.seed >= 1_000_000  # out of the training configs' seed range
+
+
+def test_a_protocol_edited_by_hand_is_refused(tmp_path):
+    edited = tmp_path / "v1.yaml"
+    edited.write_text((PROTOCOLS / "v1.yaml").read_text().replace("full: 200", "full: 100"))
+    with pytest.raises(InvalidConfigError, match="recorded hash") as info:
+        load_protocol(str(edited))
+    assert "\n" not in str(info.value)
+
+
+def test_tables_skip_members_at_counts_they_do_not_play():
+    protocol = load_protocol(TINY)
+    tables = plan_tables(protocol, "random", quick=False)
+    assert [(t.kind, t.opponents) for t in tables[:2]] == [
+        ("vs", ("random", "random")), ("vs", ("heuristic", "heuristic"))]
+    assert tables[2].kind == "mixed" and sorted(tables[2].opponents) == ["heuristic", "random"]
+    assert len(tables) == 3 and plan_tables(protocol, "random", quick=False) == tables
+    skipped = {(x["member"], x["players"]) for x in not_played(protocol)}
+    assert skipped == {("net", 3), ("recipe", 3)}
+    v1 = load_protocol()
+    quick = plan_tables(v1, "heuristic", quick=True)
+    assert not any("search" in t.lineup or "ismcts:sims=100" in t.lineup for t in quick)
+    assert any(t.players == 4 and t.opponents == ("net",) * 3 for t in quick)
+    assert not any("net" in t.opponents for t in quick if t.players != 4)
+
+
+def test_two_runs_give_the_same_games_and_report(tmp_path):
+    protocol = load_protocol(TINY)
+    first, a = rate("heuristic", protocol, out=str(tmp_path / "a"), plots=False)
+    second, b = rate("heuristic", protocol, out=str(tmp_path / "b"), plots=False)
+    assert _games(first) == _games(second) and len(_games(first)) == 9
+    assert a == b
+    assert a["protocol"] == "perikles-bench/test" and a["package_version"]
+    assert [t["games"] for t in a["tables"]] == [3, 3, 3]
+    for t in a["tables"]:
+        low, high = t["win_share_ci"]
+        assert 0 <= low <= t["win_share"] <= high <= 1
+        assert t["equal_share_multiple"] == pytest.approx(3 * t["win_share"])
+    low, high = a["rating"]["rating_ci"]
+    assert low <= a["rating"]["rating"] <= high
+    assert (first / "bench.md").read_text().startswith("# heuristic on perikles-bench/test")
+
+
+def test_an_interrupted_run_resumed_gives_the_same_report(tmp_path):
+    protocol = load_protocol(TINY)
+    run_dir, whole = rate("heuristic", protocol, out=str(tmp_path), plots=False)
+    lines = (run_dir / "games.jsonl").read_text().splitlines(keepends=True)
+    (run_dir / "games.partial.jsonl").write_text("".join(lines[:4]))
+    for name in ("games.jsonl", "results.json", "report.md", "bench.json", "bench.md"):
+        (run_dir / name).unlink()
+    write_status(run_dir, INTERRUPTED)
+    _, resumed = resume_run(run_dir, protocol)
+    assert resumed == whole
+    assert len(_games(run_dir)) == 9
+
+
+def test_a_run_folder_of_another_protocol_is_refused(tmp_path):
+    run_dir, _ = rate("random", load_protocol(TINY), out=str(tmp_path), plots=False)
+    before = sorted(p.name for p in run_dir.iterdir())
+    with pytest.raises(InvalidConfigError, match="is a run of perikles-bench/test"):
+        resume_run(run_dir, load_protocol())
+    with pytest.raises(InvalidConfigError, match="not a benchmark run folder"):
+        resume_run(tmp_path, load_protocol(TINY))
+    assert sorted(p.name for p in run_dir.iterdir()) == before
+
+
+@pytest.mark.parametrize("callable_name", ["make_agent", "make_policy"])
+def test_a_users_agent_in_its_own_file_is_rated(tmp_path, capsys, callable_name):
+    spec = f"{HERE / 'my_agent.py'}:{callable_name}"
+    code = main([spec, "--protocol", TINY, "--out", str(tmp_path), "--no-plots"])
+    assert code == 0
+    (run_dir,) = tmp_path.iterdir()
+    data = json.loads((run_dir / "bench.json").read_text())
+    assert data["agent"] == f"python:{HERE / 'my_agent.py'}:{callable_name}"
+    assert sum(t["games"] for t in data["tables"]) == 9
+    assert "rating" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["no_such_agent"], "unknown agent"),
+        (["nomodule_xyz:make"], "cannot load python agent"),
+        (["net"], "plays only 4-player games"),
+        (["heuristic", "--exploit", "heuristic"], "not yet available"),
+        (["heuristic", "--protocol", "v9"], "no benchmark protocol"),
+        ([], "give an agent spec"),
+    ],
+)
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, message):
+    with pytest.raises(SystemExit) as info:
+        main([*argv, "--out", str(tmp_path / "runs")])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and err.startswith("perikles-bench: error:")
+    assert not (tmp_path / "runs").exists()
