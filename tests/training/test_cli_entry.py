@@ -69,8 +69,10 @@ def test_scripts_in_pyproject_start_in_cli() -> None:
     assert scripts["perikles-evaluate"] == "perikles_env.cli:evaluate"
     assert scripts["perikles-train-rllib"] == "perikles_env.cli:train_rllib"
     assert scripts["perikles-search-train"] == "perikles_env.cli:search_train"
+    assert scripts["perikles-bench"] == "perikles_env.cli:bench"
     assert set(TOOLS) == {
-        "perikles-train", "perikles-evaluate", "perikles-train-rllib", "perikles-search-train"
+        "perikles-train", "perikles-evaluate", "perikles-train-rllib", "perikles-search-train",
+        "perikles-bench",
     }
 
 
@@ -105,15 +107,16 @@ def _parser_of(main, monkeypatch) -> CliParser:
 
 def _tools():
     from perikles_env import config_schema_export as schema_export
+    from perikles_env.bench import cli as bench
     from perikles_env.evaluation import cli as evaluate
     from perikles_env.launch import ppo as train
     from perikles_env.training import agreement, convert_model, war_profile
 
     return [train.main, evaluate.main, war_profile.main, agreement.main, convert_model.main,
-            schema_export.main]
+            schema_export.main, bench.main]
 
 
-@pytest.mark.parametrize("index", range(6))
+@pytest.mark.parametrize("index", range(7))
 def test_help_quotes_the_defaults_the_code_uses(index, monkeypatch) -> None:
     parser = _parser_of(_tools()[index], monkeypatch)
     text = " ".join(parser.format_help().split())
