@@ -136,3 +136,16 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, messag
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and err.startswith("perikles-bench: error:")
     assert not (tmp_path / "runs").exists()
+
+
+def test_the_benchmark_page_describes_the_current_protocol():
+    """docs/benchmark.md names the shipped version and every pool member's spec; it
+    publishes no leaderboard numbers until the leaderboard is built."""
+    text = (HERE.parents[1] / "docs" / "benchmark.md").read_text()
+    protocol = load_protocol()
+    assert protocol.version in text
+    for member in protocol.pool:
+        if member.spec is not None:
+            assert member.spec in text, member.spec
+    board = text.split("## Leaderboard", 1)[1]
+    assert "Not yet built" in board and "perikles-bench" in board and "|" not in board
