@@ -119,7 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--progress", action="store_true", help="a progress bar")
     args = parser.parse_args(argv)
     if args.exploit:
-        parser.error("--exploit is not yet available: best-response training against an agent is not built yet")
+        parser.error("--exploit is not yet available: best-response training against an "
+                     "agent is not built yet")
     if not args.agent and not args.resume:
         parser.error("give an agent spec to rate, or --resume RUN_DIR")
     try:

@@ -91,6 +91,7 @@ def test_wheel_contents(wheel: Path) -> None:
     assert "perikles_env/launch/ppo.py" in names  # the console scripts start here
     assert "perikles_env/py.typed" in names  # PEP 561: type checkers read the inline hints
     assert "perikles_env/evaluation/runner.py" in names
+    assert "perikles_env/bench/protocols/v1.yaml" in names  # the benchmark's pinned protocol
     assert not [n for n in names if n.endswith(".whl")]
 
 
