@@ -77,8 +77,9 @@ def _plot(data: dict[str, Any], path: Path) -> None:
     labels = [f"{t['players']}p {t['kind']} {'/'.join(sorted(set(t['opponents'])))}"
               for t in tables]
     shares = [t["win_share"] for t in tables]
-    err = [[s - t["win_share_ci"][0] for s, t in zip(shares, tables, strict=True)],
-           [t["win_share_ci"][1] - s for s, t in zip(shares, tables, strict=True)]]
+    # clipped at 0: at a share of 0 or 1 the interval's end can differ by a rounding error
+    err = [[max(0.0, s - t["win_share_ci"][0]) for s, t in zip(shares, tables, strict=True)],
+           [max(0.0, t["win_share_ci"][1] - s) for s, t in zip(shares, tables, strict=True)]]
     fig, ax = plt.subplots(figsize=(8, 0.35 * len(tables) + 1.5))
     ax.barh(range(len(tables)), shares, xerr=err)
     for i, t in enumerate(tables):

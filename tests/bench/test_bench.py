@@ -97,7 +97,8 @@ def test_an_interrupted_run_resumed_gives_the_same_report(tmp_path):
 
 
 def test_a_run_folder_of_another_protocol_is_refused(tmp_path):
-    run_dir, _ = rate("random", load_protocol(TINY), out=str(tmp_path), plots=False)
+    run_dir, _ = rate("random", load_protocol(TINY), out=str(tmp_path), plots=True)
+    assert (run_dir / "bench_win_share.png").stat().st_size > 1000
     before = sorted(p.name for p in run_dir.iterdir())
     with pytest.raises(InvalidConfigError, match="is a run of perikles-bench/test"):
         resume_run(run_dir, load_protocol())
