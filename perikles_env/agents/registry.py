@@ -13,6 +13,7 @@ under a new name.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -96,7 +97,16 @@ def _search(model: str = "", **kw: Any) -> Agent:
     return SearchAgent(NetAgent(str(model) or None).net, params)
 
 
+#: set by the one tool that rates a user's own code (``perikles-bench``); elsewhere a
+#: ``python:`` spec is refused, so that no config, run folder or web request imports code
+PYTHON_AGENTS_ENV = "PERIKLES_PYTHON_AGENTS"
+
+
 def _python(path: str = "", **kw: Any) -> Agent:
+    if os.environ.get(PYTHON_AGENTS_ENV) != "1":
+        raise AgentError(
+            "python: agents import and run your own code; only perikles-bench accepts them"
+        )
     from .user_agent import make_user_agent
 
     return make_user_agent(path, **kw)

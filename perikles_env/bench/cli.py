@@ -6,11 +6,13 @@ and nothing is written."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from perikles_env.agents import AgentError, agent_names, make_agent
+from perikles_env.agents.registry import PYTHON_AGENTS_ENV
 from perikles_env.cli import CliParser, player_count, positive_int
 from perikles_env.errors import InvalidConfigError
 from perikles_env.evaluation.config import EvalConfig
@@ -105,6 +107,20 @@ def resume_run(run_dir: str | Path, protocol: Protocol, workers: int | None = No
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The user's own agent (``python:...``) is accepted while this runs, and by the worker
+    processes it starts (they inherit the environment); nowhere else."""
+    before = os.environ.get(PYTHON_AGENTS_ENV)
+    os.environ[PYTHON_AGENTS_ENV] = "1"
+    try:
+        return _main(argv)
+    finally:
+        if before is None:
+            del os.environ[PYTHON_AGENTS_ENV]
+        else:
+            os.environ[PYTHON_AGENTS_ENV] = before
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = CliParser(prog="perikles-bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("agent", nargs="?", help="agent spec, module:callable or file.py:callable")
     parser.add_argument("--protocol", default=DEFAULT_VERSION, help="version or protocol file")

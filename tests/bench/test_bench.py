@@ -150,3 +150,20 @@ def test_the_benchmark_page_describes_the_current_protocol():
             assert member.spec in text, member.spec
     board = text.split("## Leaderboard", 1)[1]
     assert "Not yet built" in board and "perikles-bench" in board and "|" not in board
+
+
+def test_a_python_agent_is_refused_outside_the_benchmark(tmp_path) -> None:
+    """A config, a run folder or a web request naming ``python:`` never imports code: only
+    perikles-bench accepts the user's own agent."""
+    from perikles_env.agents import AgentError, make_agent
+    from perikles_env.evaluation.config import EvalConfig
+
+    marker = tmp_path / "ran"
+    module = tmp_path / "evil.py"
+    module.write_text(f"open({str(marker)!r}, 'w').close()\ndef make():\n    return None\n")
+    spec = f"python:{module}:make"
+    with pytest.raises(AgentError, match="only perikles-bench accepts them"):
+        make_agent(spec)
+    with pytest.raises(ValueError, match="only perikles-bench accepts them"):
+        EvalConfig(lineups=[(spec, "random", "random")])
+    assert not marker.exists()
