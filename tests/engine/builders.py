@@ -9,6 +9,7 @@ from __future__ import annotations
 from perikles_env.engine import Game, GameConfig
 from perikles_env.engine import data as D
 from perikles_env.engine.actions import ATTACK, DEFEND, place  # noqa: F401  (re-exported)
+from perikles_env.engine.rng import Rng
 
 CITY = {name: i for i, name in enumerate(D.MILITARY_CITY_NAMES)}
 
@@ -438,3 +439,39 @@ def settle_history(g: Game) -> Game:
                     g._relate(c, own, g.ally)
                     g._relate(c, other, g.war)
     return g
+
+
+def main_defender_allied_by_permission() -> Game:
+    """3 players at commit, Slave Revolt in player 0's hand: player 1 (Sparta) is the main
+    defender of Mantinea (Argos, player 0's city) with permission, so Sparta and Argos are
+    allied; his only counter there is the one the revolt can take (B.7.6, C.1, E35)."""
+    g = game_at_commit(
+        n=3,
+        leaders={"athens": 0, "argos": 0, "sparta": 1, "corinth": 1},
+        tiles={0: (0, 1), 1: (0, 1), 2: (0, 1)},
+        locations=["mantinea", "aetolia"],
+        specials={0: D.SLAVE_REVOLT},
+    )
+    put(g, 0, DEFEND, 0, klass("sparta", "H", 1))
+    g.main[0 * 2 + DEFEND] = 1
+    g.perm[0] |= 1 << D.SPARTA
+    g.ally[D.SPARTA] |= 1 << D.ARGOS
+    g.ally[D.ARGOS] |= 1 << D.SPARTA
+    return g
+
+
+def assert_random_playout_is_the_policy_loop(start: Game, loop: Game, seed: int, cut: int) -> None:
+    """``start.random_playout(seed)`` plays what a loop of uniform choices drawn by
+    ``Rng(seed)`` plays on ``loop`` (a copy of ``start``, on either engine), to the same
+    state; with ``max_decisions=cut`` it stops after ``cut`` decisions."""
+    policy = Rng(seed)
+    count = 0
+    while not loop.is_terminal and count < 1000:
+        legal = loop.legal_actions()
+        loop.apply_action(legal[policy.randrange(len(legal))])
+        count += 1
+    played = start.clone()
+    assert played.random_playout(seed) == count and played == loop
+    partial = start.clone()
+    assert partial.random_playout(seed, max_decisions=cut) == cut
+    assert partial.decisions == start.decisions + cut
