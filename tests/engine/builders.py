@@ -46,12 +46,7 @@ def set_leaders(g: Game, leaders: dict[str, int]) -> None:
 
 def take_forces(g: Game) -> None:
     """B.7.1: leaders (and Persian leaders) take their cities' stacks into the pool."""
-    for c in range(D.NUM_MILITARY_CITIES):
-        controlled = g.leader[c] >= 0 if c < D.NUM_CITIES else g.persian != 0
-        if controlled:
-            for k in D.CLASSES_OF_CITY[c]:
-                g.pool[k] += g.stack[k]
-                g.stack[k] = 0
+    g._take_forces()
 
 
 def game_at_commit(
