@@ -106,8 +106,18 @@ def _resample_strengths(g: Game, player: int, r: Rng) -> None:
 
 def _shuffle_city_type(g: Game, classes: tuple[int, ...], boxes: list[int], r: Rng) -> None:
     """Deal the strengths of one (city, type) again over the same hidden places."""
+    places, strengths = lift_hidden(g, classes, boxes)
+    strengths.sort()  # canonical order: the hidden arrangement must not steer the draw
+    r.shuffle(strengths)
+    place_hidden(g, places, strengths)
+
+
+def lift_hidden(g: Game, classes: tuple[int, ...], boxes: list[int]) -> tuple[list[int], list[int]]:
+    """Take every counter of ``classes`` off its hidden place (the pool, a pending
+    permission request, the face-down ``boxes``): each one's place (-1 pool, -2 pending
+    request, else box index) and strength class, in the same order."""
     pending = bool(g.pending) and g.pending[0] in classes
-    places: list[int] = []  # -1 pool, -2 pending request, else box index
+    places: list[int] = []
     strengths: list[int] = []
     if pending:
         g.pool[g.pending[0]] -= 1  # the requested counter is still in the pool
@@ -125,8 +135,12 @@ def _shuffle_city_type(g: Game, classes: tuple[int, ...], boxes: list[int], r: R
                 places += [b] * count
                 strengths += [k] * count
                 g.at[base + k] = 0
-    strengths.sort()  # canonical order: the hidden arrangement must not steer the draw
-    r.shuffle(strengths)
+    return places, strengths
+
+
+def place_hidden(g: Game, places: list[int], strengths: list[int]) -> None:
+    """Put counters back on the places ``lift_hidden`` took them from, ``strengths[i]``
+    on ``places[i]``."""
     for place, k in zip(places, strengths, strict=True):
         if place == -1:
             g.pool[k] += 1
