@@ -9,8 +9,7 @@ from __future__ import annotations
 import random
 
 from perikles_env.engine import Game
-from perikles_env.engine import data as D
-from perikles_env.engine.determinize import lift_hidden, place_hidden
+from perikles_env.engine.determinize import redeal_strengths
 from perikles_env.engine.phases import Phase
 from perikles_env.engine.rng import Rng
 
@@ -39,16 +38,7 @@ def perturb_hidden(game: Game, player: int, seed: int) -> Game:
     for q in holders:
         g.special[q] = tiles.pop()
     g.unseen_specials = sorted(tiles)
-    led = g._led_mask(player)
-    skip = revealed_slot(g)
-    boxes = [b for b in range(D.LOCATION_SLOTS * 4) if b // 4 != skip]
-    for x in range(D.NUM_MILITARY_CITIES):
-        if led >> x & 1:
-            continue
-        for t in (D.HOPLITE, D.TRIREME):
-            places, strengths = lift_hidden(g, D.CLASSES_OF[x][t], boxes)
-            r.shuffle(strengths)
-            place_hidden(g, places, strengths)
+    redeal_strengths(g, g._led_mask(player), r.shuffle)
     return g
 
 

@@ -6,6 +6,8 @@ call the phase entry points, so each test states exactly the situation a rule ta
 
 from __future__ import annotations
 
+from typing import Any
+
 from perikles_env.engine import Game, GameConfig
 from perikles_env.engine import data as D
 from perikles_env.engine.actions import ATTACK, DEFEND, place  # noqa: F401  (re-exported)
@@ -98,44 +100,11 @@ def put(g: Game, slot: int, side: int, box: int, counter: int, count: int = 1) -
     g.side_cities[slot * 2 + side] |= 1 << D.CLASS_CITY[counter]
 
 
-def game_at_battles(
-    n: int = 4,
-    leaders: dict[str, int] | None = None,
-    locations: list[str] | None = None,
-    mains: dict[tuple[int, int], int] | None = None,
-    counters: list[tuple[int, int, int, int, int]] | None = None,
-    dice: list[int] | None = None,
-    specials: dict[int, int] | None = None,
-    first: int = 0,
-    final_turn: bool = True,
-    seed: int = 0,
-) -> Game:
-    """Set up phase 6 and run it until the first decision or the end of the game.
-
-    ``mains`` maps (slot, side) -> main player; ``counters`` lists (slot, side, box, class,
-    count); ``dice`` are forced d6 faces (attacker die 1, die 2, defender die 1, die 2, ...).
-    With ``final_turn`` the game is in turn 3, so it ends after the battles and the result
-    is easy to inspect (loc_claim, defeats, dead, stack, events)."""
-    g = new_game(n, seed)
-    set_leaders(g, leaders or {})
-    take_forces(g)
-    set_locations(g, locations or [])
-    g.held2 = [0] * D.MAX_PLAYERS
-    g.held1 = [0] * D.MAX_PLAYERS
-    g.special = [-1] * D.MAX_PLAYERS
-    for p, t in (specials or {}).items():
-        g.special[p] = t
-    g.unseen_specials = sorted(t for t in range(D.NUM_SPECIALS) if t not in g.special)
-    for (slot, side), p in (mains or {}).items():
-        g.main[slot * 2 + side] = p
-    for slot, side, box, counter, count in counters or []:
-        put(g, slot, side, box, counter, count)
-    g.forced_dice = list(dice or [])
-    g.commit_first = first
-    if final_turn:
-        g.turn = 3
-    g._begin_battles()
-    return g
+def game_at_battles(**setup: Any) -> Game:
+    """Set up phase 6 (``prepare_battles``'s arguments) and run it until the first decision
+    or the end of the game. With ``final_turn`` (the default) the game ends after the
+    battles, so the result is easy to inspect (loc_claim, defeats, dead, stack, events)."""
+    return start_battles(prepare_battles(**setup))
 
 
 def events_of(g: Game, kind: str) -> list[tuple]:
@@ -157,8 +126,12 @@ def prepare_battles(
     final_turn: bool = True,
     seed: int = 0,
 ) -> Game:
-    """Like ``game_at_battles`` but stops just before phase 6 starts, so a test can adjust
-    the state (supplies, played specials, RNG) first; then call ``start_battles``."""
+    """Phase 6 about to start, so a test can adjust the state (supplies, played specials,
+    RNG) first; then call ``start_battles``.
+
+    ``mains`` maps (slot, side) -> main player; ``counters`` lists (slot, side, box, class,
+    count); ``dice`` are forced d6 faces (attacker die 1, die 2, defender die 1, die 2, ...).
+    With ``final_turn`` the game is in turn 3, so it ends after the battles."""
     g = new_game(n, seed)
     set_leaders(g, leaders or {})
     take_forces(g)
