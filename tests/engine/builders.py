@@ -51,38 +51,10 @@ def take_forces(g: Game) -> None:
     g._take_forces()
 
 
-def game_at_commit(
-    n: int = 4,
-    leaders: dict[str, int] | None = None,
-    tiles: dict[int, tuple[int, int]] | None = None,
-    locations: list[str] | None = None,
-    first: int = 0,
-    specials: dict[int, int] | None = None,
-    seed: int = 0,
-) -> Game:
-    """A game at the first commit step of phase 5 (B.7.4), turn 1.
-
-    ``tiles`` maps player -> (2-shard tiles, 1-shard tiles) held; default one 1-shard tile
-    each. ``specials`` maps player -> special tile id (others hold none)."""
-    g = new_game(n, seed)
-    set_leaders(g, leaders or {})
-    take_forces(g)
-    if locations:
-        set_locations(g, locations)
-    g.held2 = [0] * D.MAX_PLAYERS
-    g.held1 = [0] * D.MAX_PLAYERS
-    for p in range(n):
-        two, one = (tiles or {}).get(p, (0, 1)) if tiles is not None else (0, 1)
-        g.held2[p], g.held1[p] = two, one
-    g.special = [-1] * D.MAX_PLAYERS
-    for p, t in (specials or {}).items():
-        g.special[p] = t
-    g.unseen_specials = sorted(
-        t for t in range(D.NUM_SPECIALS) if t not in g.special
-    )
-    g.commit_first = first
-    g._begin_commit()
-    return g
+def game_at_commit(**setup: Any) -> Game:
+    """A game at the first commit step of phase 5 (B.7.4), turn 1 (``game_before_commit``'s
+    arguments)."""
+    return begin_commit(game_before_commit(**setup))
 
 
 def put(g: Game, slot: int, side: int, box: int, counter: int, count: int = 1) -> None:
@@ -295,8 +267,11 @@ def game_before_commit(
     specials: dict[int, int] | None = None,
     seed: int = 0,
 ) -> Game:
-    """Like ``game_at_commit`` but stops just before the first commit step (B.7.4), so a test
-    can edit pools, cubes or relationships first; then call ``begin_commit``."""
+    """Turn 1 just before the first commit step of phase 5 (B.7.4), so a test can edit
+    pools, cubes or relationships first; then call ``begin_commit``.
+
+    ``tiles`` maps player -> (2-shard tiles, 1-shard tiles) held; default one 1-shard tile
+    each. ``specials`` maps player -> special tile id (others hold none)."""
     g = new_game(n, seed)
     set_leaders(g, leaders or {})
     take_forces(g)
