@@ -29,14 +29,17 @@ CLONE_SAMPLE_EVERY = 8
 CLONES_PER_STATE = 4
 
 
-def play(n: int, games: int, seed0: int, record_events: bool) -> tuple[float, int, list[Game]]:
-    """Play ``games`` seeded random games; returns (seconds, decisions, sampled states)."""
+def play(
+    n: int, games: int, seed0: int, record_events: bool, backend: str = "python"
+) -> tuple[float, int, list[Game]]:
+    """Play ``games`` seeded random games on ``backend``; returns (seconds, decisions,
+    the state after every ``CLONE_SAMPLE_EVERY``-th decision, cloned outside the timing)."""
     config = GameConfig(num_players=n, record_events=record_events)
     decisions = 0
     kept: list[Game] = []
     elapsed = 0.0
     for seed in range(seed0, seed0 + games):
-        g = new_game(config, seed=seed, backend="python")
+        g = new_game(config, seed=seed, backend=backend)
         policy = Rng(seed)
         start = time.perf_counter()
         while not g.is_terminal:

@@ -28,27 +28,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from perikles_env.engine import Game, GameConfig, new_game  # noqa: E402
-from perikles_env.engine.rng import Rng  # noqa: E402
+import engine_speed  # noqa: E402  (this folder: the script's own)
+
+from perikles_env.engine import Game  # noqa: E402
 
 
 def play(backend: str, n: int, games: int, record: bool) -> tuple[float, int, list[Game]]:
-    config = GameConfig(num_players=n, record_events=record)
-    decisions, kept, elapsed = 0, [], 0.0
-    for seed in range(games):
-        g = new_game(config, seed=seed, backend=backend)
-        policy = Rng(seed)
-        start = time.perf_counter()
-        while not g.is_terminal:
-            legal = g.legal_actions()
-            g.apply_action(legal[policy.randrange(len(legal))])
-            decisions += 1
-            if decisions % 8 == 0:
-                elapsed += time.perf_counter() - start
-                kept.append(g.clone())
-                start = time.perf_counter()
-        elapsed += time.perf_counter() - start
-    return elapsed, decisions, kept
+    """Random play timed as ``engine_speed.py`` times it, seeds 0 .. games-1."""
+    return engine_speed.play(n, games, 0, record, backend)
 
 
 def clones_per_second(states: list[Game], repeats: int = 4) -> float:

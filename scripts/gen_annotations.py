@@ -15,7 +15,6 @@ tests/engine/test_generated_annotations.py runs the check.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -25,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from perikles_env.analysis import view  # noqa: E402
 from perikles_env.engine import schema as S  # noqa: E402
+from scripts.generated_files import generator_main, stale_outputs  # noqa: E402
 
 OUT_STATE = ROOT / "perikles_env" / "engine" / "generated_state.py"
 OUT_VIEW = ROOT / "perikles_env" / "analysis" / "generated_view.py"
@@ -100,22 +100,11 @@ OUTPUTS = {OUT_STATE: state_module, OUT_VIEW: view_module}
 
 def stale() -> list[Path]:
     """The generated modules whose checked-in text differs from what they would be now."""
-    return [p for p, make in OUTPUTS.items() if not p.exists() or p.read_text() != make()]
+    return stale_outputs(OUTPUTS)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail if a module is stale")
-    args = parser.parse_args()
-    if args.check:
-        paths = stale()
-        for path in paths:
-            print(f"{path.relative_to(ROOT)} is stale: run python scripts/gen_annotations.py")
-        return 1 if paths else 0
-    for path, make in OUTPUTS.items():
-        path.write_text(make())
-        print(f"wrote {path.relative_to(ROOT)}")
-    return 0
+    return generator_main(OUTPUTS, __doc__, "gen_annotations.py", "module")
 
 
 if __name__ == "__main__":

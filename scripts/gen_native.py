@@ -16,7 +16,6 @@ core without a regenerated header (and a rebuild).
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from pathlib import Path
@@ -30,6 +29,7 @@ from perikles_env.engine import actions as A  # noqa: E402
 from perikles_env.engine import data as D  # noqa: E402
 from perikles_env.engine import schema as S  # noqa: E402
 from perikles_env.engine.phases import Phase  # noqa: E402
+from scripts.generated_files import generator_main, stale_outputs  # noqa: E402
 
 OUT = ROOT / "native" / "engine" / "generated" / "schema.hpp"
 OUT_OBSERVATION = ROOT / "native" / "env" / "generated" / "observation.hpp"
@@ -260,23 +260,11 @@ OUTPUTS = {OUT: generate, OUT_OBSERVATION: observation}
 
 def stale() -> list[Path]:
     """The generated headers whose checked-in text differs from what they would be now."""
-    return [p for p, make in OUTPUTS.items() if not p.exists() or p.read_text() != make()]
+    return stale_outputs(OUTPUTS)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail if a header is stale")
-    args = parser.parse_args()
-    if args.check:
-        paths = stale()
-        for path in paths:
-            print(f"{path.relative_to(ROOT)} is stale: run python scripts/gen_native.py")
-        return 1 if paths else 0
-    for path, make in OUTPUTS.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(make())
-        print(f"wrote {path.relative_to(ROOT)}")
-    return 0
+    return generator_main(OUTPUTS, __doc__, "gen_native.py", "header")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ secret tile (section F).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cache
 
 from . import actions as A
@@ -325,15 +326,20 @@ class CombatRules(RulesBase):
         """Printed strengths of one side's counters of a type, ``doubled_city``'s doubled."""
         total = 0
         at = self.at
-        for box in (0, 1):
-            base = self._box_base(slot, side, box)
-            if at[base : base + NC].count(0) == NC:
-                continue
+        for base in self._occupied_boxes(slot, side):
             for k in _TYPE_CLASSES[unit_type]:
                 if at[base + k]:
                     factor = 2 if D.CLASS_CITY[k] == doubled_city else 1
                     total += at[base + k] * D.CLASS_STRENGTH[k] * factor
         return total
+
+    def _occupied_boxes(self, slot: int, side: int) -> Iterator[int]:
+        """The first index in ``at`` of each of the side's two boxes that holds a counter."""
+        at = self.at
+        for box in (0, 1):
+            base = self._box_base(slot, side, box)
+            if at[base : base + NC].count(0) != NC:
+                yield base
 
     def _d6(self) -> int:
         if self.forced_dice:
@@ -454,10 +460,7 @@ class CombatRules(RulesBase):
     def _return_type_home(self, slot: int, unit_type: int) -> None:
         at, stack = self.at, self.stack
         for side in (ATT, DEF):
-            for box in (0, 1):
-                base = self._box_base(slot, side, box)
-                if at[base : base + NC].count(0) == NC:
-                    continue
+            for base in self._occupied_boxes(slot, side):
                 for k in _TYPE_CLASSES[unit_type]:
                     if at[base + k]:
                         stack[k] += at[base + k]

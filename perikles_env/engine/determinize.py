@@ -24,6 +24,7 @@ as the code below, so the same seed gives the same sample on either backend
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import data as D
@@ -94,20 +95,36 @@ def _resample_specials(g: Game, player: int, r: Rng) -> None:
 
 
 def _resample_strengths(g: Game, player: int, r: Rng) -> None:
-    known = known_cities(g, player)
+    def canonical_shuffle(strengths: list[int]) -> None:
+        strengths.sort()  # canonical order: the hidden arrangement must not steer the draw
+        r.shuffle(strengths)
+
+    redeal_strengths(g, known_cities(g, player), canonical_shuffle)
+
+
+def redeal_strengths(g: Game, known: int, shuffle: Callable[[list[int]], None]) -> None:
+    """For every military city not in the bitmask ``known`` and each unit type, deal the
+    strengths again over the same hidden places (the pools, a pending request, the
+    face-down boxes), in the order ``shuffle`` leaves them."""
     revealed = revealed_slot(g)
     boxes = [b for b in range(D.LOCATION_SLOTS * 4) if b // 4 != revealed]
     for city in range(D.NUM_MILITARY_CITIES):
         if known >> city & 1:
             continue
         for unit_type in (D.HOPLITE, D.TRIREME):
-            _shuffle_city_type(g, D.CLASSES_OF[city][unit_type], boxes, r)
+            places, strengths = _lift_hidden(g, D.CLASSES_OF[city][unit_type], boxes)
+            shuffle(strengths)
+            _place_hidden(g, places, strengths)
 
 
-def _shuffle_city_type(g: Game, classes: tuple[int, ...], boxes: list[int], r: Rng) -> None:
-    """Deal the strengths of one (city, type) again over the same hidden places."""
+def _lift_hidden(
+    g: Game, classes: tuple[int, ...], boxes: list[int]
+) -> tuple[list[int], list[int]]:
+    """Take every counter of ``classes`` off its hidden place (the pool, a pending
+    permission request, the face-down ``boxes``): each one's place (-1 pool, -2 pending
+    request, else box index) and strength class, in the same order."""
     pending = bool(g.pending) and g.pending[0] in classes
-    places: list[int] = []  # -1 pool, -2 pending request, else box index
+    places: list[int] = []
     strengths: list[int] = []
     if pending:
         g.pool[g.pending[0]] -= 1  # the requested counter is still in the pool
@@ -125,8 +142,12 @@ def _shuffle_city_type(g: Game, classes: tuple[int, ...], boxes: list[int], r: R
                 places += [b] * count
                 strengths += [k] * count
                 g.at[base + k] = 0
-    strengths.sort()  # canonical order: the hidden arrangement must not steer the draw
-    r.shuffle(strengths)
+    return places, strengths
+
+
+def _place_hidden(g: Game, places: list[int], strengths: list[int]) -> None:
+    """Put counters back on the places ``_lift_hidden`` took them from, ``strengths[i]``
+    on ``places[i]``."""
     for place, k in zip(places, strengths, strict=True):
         if place == -1:
             g.pool[k] += 1

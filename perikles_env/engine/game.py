@@ -16,7 +16,7 @@ from . import data as D
 from . import queries as Q
 from .combat import CombatRules
 from .influence import InfluenceRules
-from .interface import GameInterface, as_int
+from .interface import FeatureBlocks, GameInterface, as_int
 from .military import MilitaryRules
 from .phases import Phase
 from .rng import Rng
@@ -324,11 +324,7 @@ class Game(InfluenceRules, MilitaryRules, CombatRules, GameInterface):
         return None
 
     def encode_natively(
-        self,
-        player: int,
-        out: Any,
-        oracle: bool = False,
-        blocks: tuple[tuple[Callable[..., Any], int], ...] = (),
+        self, player: int, out: Any, oracle: bool = False, blocks: FeatureBlocks = ()
     ) -> bool:
         return False
 

@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 # (``is_truncated``); the environments and the evaluator record it as such.
 MAX_GAME_DECISIONS = 1000
 
+# Feature blocks written after an observation: each (writer(game, player, out), length).
+FeatureBlocks = tuple[tuple[Callable[..., Any], int], ...]
+
 
 def as_int(value: Any) -> int | None:
     """An integer-like scalar (numpy integers) as an int; None for anything else."""
@@ -266,11 +269,7 @@ class GameInterface(GameState, metaclass=ABCMeta):
 
     @abstractmethod
     def encode_natively(
-        self,
-        player: int,
-        out: Any,
-        oracle: bool = False,
-        blocks: tuple[tuple[Callable[..., Any], int], ...] = (),
+        self, player: int, out: Any, oracle: bool = False, blocks: FeatureBlocks = ()
     ) -> bool:
         """Write ``player``'s observation into the start of ``out`` (float32, C-contiguous;
         ``oracle``: the oracle layout), then each feature block ``(writer, length)`` after

@@ -28,13 +28,17 @@ class MilitaryRules(RulesBase):
 
     # ---- B.7.1-B.7.3 ---------------------------------------------------------------------
 
-    def _begin_military_phase(self) -> None:
+    def _take_forces(self) -> None:
+        """B.7.1: leaders (and Persian leaders) take their cities' stacks into the pool."""
         for c in range(D.NUM_MILITARY_CITIES):
             controlled = self.leader[c] >= 0 if c < D.NUM_CITIES else self.persian != 0
             if controlled:
                 for k in D.CLASSES_OF_CITY[c]:
                     self.pool[k] += self.stack[k]
                     self.stack[k] = 0
+
+    def _begin_military_phase(self) -> None:
+        self._take_forces()
         if self.leader[D.SPARTA] >= 0:
             self.current = self.leader[D.SPARTA]
             self.phase = Phase.SPARTA_CHOICE

@@ -24,7 +24,7 @@ from .events import extend_log
 from .extension import load_extension
 from .game import Game, checked_seed
 from .influence import InfluenceRules
-from .interface import GameInterface
+from .interface import FeatureBlocks, GameInterface
 from .military import MilitaryRules
 from .phases import Phase
 from .queries import MilitaryKnowledge
@@ -175,11 +175,7 @@ class NativeGame(GameInterface):
         return int(_native.heuristic_playout(self._c, params, int(seed) & _SEED_MASK, horizon))
 
     def encode_natively(
-        self,
-        player: int,
-        out: Any,
-        oracle: bool = False,
-        blocks: tuple[tuple[Callable[..., Any], int], ...] = (),
+        self, player: int, out: Any, oracle: bool = False, blocks: FeatureBlocks = ()
     ) -> bool:
         c = self._c
         if not blocks:

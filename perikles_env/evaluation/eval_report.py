@@ -24,6 +24,14 @@ from .eval_result import EvalResult
 from .runner import TIMING_KEYS, GameRecord
 
 
+def _table(header: list[str], rule: str, rows: list[list[str]]) -> list[str]:
+    """A markdown table's lines: the header cells, the columns' rule (``---`` or ``---:``
+    each, ``|`` between), then each row's cells."""
+    cells = (" | ".join(r) for r in (header, *rows))
+    head, *body = (f"| {line} |" for line in cells)
+    return [head, f"|{rule}|", *body]
+
+
 def _ci(low: float, high: float, digits: int = 1, pct: bool = False) -> str:
     if pct:
         return f"[{100 * low:.{digits}f}, {100 * high:.{digits}f}]"
@@ -53,26 +61,23 @@ def markdown(result: EvalResult) -> str:
             lines += [f"### Matchup {m.index}: {', '.join(m.lineup)} ({m.games} games)", ""]
             if m.truncated_games:
                 lines += [f"{m.truncated_games} of these games were truncated.", ""]
-            lines += [
-                "| agent | seats | win rate % | 95 % CI | mean rank | 95 % CI | mean VP | 95 % CI "
-                "| illegal |",
-                "|---|---:|---:|---|---:|---|---:|---|---:|",
-            ]
-            for a in m.agents.values():
-                lines.append(
-                    f"| `{a.agent}` | {a.seats_played} | {100 * a.win_rate:.1f} | "
-                    f"{_ci(*a.win_ci, pct=True)} | {a.mean_rank:.2f} | {_ci(*a.rank_ci, 2)} | "
-                    f"{a.mean_vp:.1f} | {_ci(*a.vp_ci)} | {a.illegal_actions} |"
-                )
+            lines += _table(
+                ["agent", "seats", "win rate %", "95 % CI", "mean rank", "95 % CI", "mean VP",
+                 "95 % CI", "illegal"],
+                "---|---:|---:|---|---:|---|---:|---|---:",
+                [[f"`{a.agent}`", f"{a.seats_played}", f"{100 * a.win_rate:.1f}",
+                  _ci(*a.win_ci, pct=True), f"{a.mean_rank:.2f}", _ci(*a.rank_ci, 2),
+                  f"{a.mean_vp:.1f}", _ci(*a.vp_ci), f"{a.illegal_actions}"]
+                 for a in m.agents.values()],
+            )
             lines += ["", "Win rate % by seat (seat 0 .. N-1):", ""]
-            lines += ["| agent | " + " | ".join(f"seat {s}" for s in range(players)) + " |"]
-            lines += ["|---|" + "---:|" * players]
-            for a in m.agents.values():
-                cells = [
-                    f"{100 * w:.1f} ({g})" if g else "-"
-                    for w, g in zip(a.win_rate_by_seat, a.games_by_seat, strict=True)
-                ]
-                lines.append(f"| `{a.agent}` | " + " | ".join(cells) + " |")
+            lines += _table(
+                ["agent", *(f"seat {s}" for s in range(players))],
+                "---|" + "---:|" * (players - 1) + "---:",
+                [[f"`{a.agent}`", *(f"{100 * w:.1f} ({g})" if g else "-" for w, g in
+                                    zip(a.win_rate_by_seat, a.games_by_seat, strict=True))]
+                 for a in m.agents.values()],
+            )
             if len(m.agents) > 1:
                 names = list(m.agents)
                 lines += ["", "Head to head: P(row finishes ahead of column), ties 1/2:", ""]
@@ -92,16 +97,14 @@ def markdown(result: EvalResult) -> str:
                 "is what one core spends when the machine is shared):",
                 "",
             ]
-            lines += [
-                "| agent | mean ms / decision | max ms | mean CPU ms | max CPU ms "
-                "| decisions / game |",
-                "|---|---:|---:|---:|---:|---:|",
-            ]
-            for t in m.timing.values():
-                lines.append(
-                    f"| `{t.agent}` | {t.mean_decision_ms:.2f} | {t.max_decision_ms:.1f} | "
-                    f"{t.mean_cpu_ms:.2f} | {t.max_cpu_ms:.1f} | {t.decisions_per_game:.1f} |"
-                )
+            lines += _table(
+                ["agent", "mean ms / decision", "max ms", "mean CPU ms", "max CPU ms",
+                 "decisions / game"],
+                "---|---:|---:|---:|---:|---:",
+                [[f"`{t.agent}`", f"{t.mean_decision_ms:.2f}", f"{t.max_decision_ms:.1f}",
+                  f"{t.mean_cpu_ms:.2f}", f"{t.max_cpu_ms:.1f}", f"{t.decisions_per_game:.1f}"]
+                 for t in m.timing.values()],
+            )
             timed = min((t.timed_games for t in m.timing.values()), default=m.games)
             if timed < m.games:
                 lines += ["", f"The timings cover {timed} of the {m.games} games: the others "

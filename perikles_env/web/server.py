@@ -32,7 +32,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -43,10 +43,10 @@ from ..engine.actions import NUM_ACTIONS
 from ..engine.game import Game
 from .hints import HINT_AGENTS, hints
 from .lobby import lobby
+from .pages import PAGES, STATIC
 from .payload import seat_payload
 from .tables import HUMAN, Table, TableError, Tables
 
-STATIC = Path(__file__).with_name("static")
 FILE_AGENTS = ("ppo", "rllib")  # agents loaded from a path on the server
 MAX_BODY = 4096
 HEADERS = {
@@ -168,19 +168,19 @@ class GameServer:
         return out
 
     async def index(self, request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", headers=HEADERS)
+        return HTMLResponse(PAGES["index"], headers=HEADERS)
 
     async def seat_page(self, request: Request) -> Response:
         try:
             self.tables.seat(request.path_params["token"])
         except TableError:
-            return FileResponse(STATIC / "unknown.html", 404, headers=HEADERS)
-        return FileResponse(STATIC / "play.html", headers=HEADERS)
+            return HTMLResponse(PAGES["unknown"], 404, headers=HEADERS)
+        return HTMLResponse(PAGES["play"], headers=HEADERS)
 
     async def watch_page(self, request: Request) -> Response:
         if request.path_params["game"] not in self.tables.by_id:
-            return FileResponse(STATIC / "unknown.html", 404, headers=HEADERS)
-        return FileResponse(STATIC / "play.html", headers=HEADERS)
+            return HTMLResponse(PAGES["unknown"], 404, headers=HEADERS)
+        return HTMLResponse(PAGES["play"], headers=HEADERS)
 
     async def watch_state(self, request: Request) -> Response:
         table = self.tables.table(request.path_params["game"])
@@ -263,7 +263,7 @@ class GameServer:
                 "private": table.private}
 
     async def join_page(self, request: Request) -> Response:
-        return FileResponse(STATIC / "join.html", headers=HEADERS)
+        return HTMLResponse(PAGES["join"], headers=HEADERS)
 
     async def join(self, request: Request) -> Response:
         """Claim a seat with its join code (``{"code": ...}``) or, in the lobby, an open seat

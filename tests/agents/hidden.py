@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 from perikles_env.engine import Game
-from perikles_env.engine import data as D
+from perikles_env.engine.determinize import redeal_strengths
 from perikles_env.engine.phases import Phase
 from perikles_env.engine.rng import Rng
 
@@ -38,40 +38,7 @@ def perturb_hidden(game: Game, player: int, seed: int) -> Game:
     for q in holders:
         g.special[q] = tiles.pop()
     g.unseen_specials = sorted(tiles)
-    led = g._led_mask(player)
-    skip = revealed_slot(g)
-    for x in range(D.NUM_MILITARY_CITIES):
-        if led >> x & 1:
-            continue
-        for t in (D.HOPLITE, D.TRIREME):
-            classes = D.CLASSES_OF[x][t]
-            places: list[int] = []  # -1 = pool, -2 = a pending permission request, else box
-            strengths: list[int] = []
-            if g.pending and g.pending[0] in classes:  # that counter is still in the pool
-                g.pool[g.pending[0]] -= 1
-                places.append(-2)
-                strengths.append(g.pending[0])
-            for k in classes:
-                places += [-1] * g.pool[k]
-                strengths += [k] * g.pool[k]
-                g.pool[k] = 0
-            for box in range(D.LOCATION_SLOTS * 4):
-                if box // 4 == skip:
-                    continue
-                for k in classes:
-                    i = box * D.NUM_CLASSES + k
-                    places += [box] * g.at[i]
-                    strengths += [k] * g.at[i]
-                    g.at[i] = 0
-            r.shuffle(strengths)
-            for where, k in zip(places, strengths, strict=True):
-                if where == -2:
-                    g.pending[0] = k
-                    g.pool[k] += 1
-                elif where == -1:
-                    g.pool[k] += 1
-                else:
-                    g.at[where * D.NUM_CLASSES + k] += 1
+    redeal_strengths(g, g._led_mask(player), r.shuffle)
     return g
 
 

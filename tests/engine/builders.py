@@ -6,9 +6,12 @@ call the phase entry points, so each test states exactly the situation a rule ta
 
 from __future__ import annotations
 
+from typing import Any
+
 from perikles_env.engine import Game, GameConfig
 from perikles_env.engine import data as D
 from perikles_env.engine.actions import ATTACK, DEFEND, place  # noqa: F401  (re-exported)
+from perikles_env.engine.rng import Rng
 
 CITY = {name: i for i, name in enumerate(D.MILITARY_CITY_NAMES)}
 
@@ -45,46 +48,13 @@ def set_leaders(g: Game, leaders: dict[str, int]) -> None:
 
 def take_forces(g: Game) -> None:
     """B.7.1: leaders (and Persian leaders) take their cities' stacks into the pool."""
-    for c in range(D.NUM_MILITARY_CITIES):
-        controlled = g.leader[c] >= 0 if c < D.NUM_CITIES else g.persian != 0
-        if controlled:
-            for k in D.CLASSES_OF_CITY[c]:
-                g.pool[k] += g.stack[k]
-                g.stack[k] = 0
+    g._take_forces()
 
 
-def game_at_commit(
-    n: int = 4,
-    leaders: dict[str, int] | None = None,
-    tiles: dict[int, tuple[int, int]] | None = None,
-    locations: list[str] | None = None,
-    first: int = 0,
-    specials: dict[int, int] | None = None,
-    seed: int = 0,
-) -> Game:
-    """A game at the first commit step of phase 5 (B.7.4), turn 1.
-
-    ``tiles`` maps player -> (2-shard tiles, 1-shard tiles) held; default one 1-shard tile
-    each. ``specials`` maps player -> special tile id (others hold none)."""
-    g = new_game(n, seed)
-    set_leaders(g, leaders or {})
-    take_forces(g)
-    if locations:
-        set_locations(g, locations)
-    g.held2 = [0] * D.MAX_PLAYERS
-    g.held1 = [0] * D.MAX_PLAYERS
-    for p in range(n):
-        two, one = (tiles or {}).get(p, (0, 1)) if tiles is not None else (0, 1)
-        g.held2[p], g.held1[p] = two, one
-    g.special = [-1] * D.MAX_PLAYERS
-    for p, t in (specials or {}).items():
-        g.special[p] = t
-    g.unseen_specials = sorted(
-        t for t in range(D.NUM_SPECIALS) if t not in g.special
-    )
-    g.commit_first = first
-    g._begin_commit()
-    return g
+def game_at_commit(**setup: Any) -> Game:
+    """A game at the first commit step of phase 5 (B.7.4), turn 1 (``game_before_commit``'s
+    arguments)."""
+    return begin_commit(game_before_commit(**setup))
 
 
 def put(g: Game, slot: int, side: int, box: int, counter: int, count: int = 1) -> None:
@@ -102,44 +72,11 @@ def put(g: Game, slot: int, side: int, box: int, counter: int, count: int = 1) -
     g.side_cities[slot * 2 + side] |= 1 << D.CLASS_CITY[counter]
 
 
-def game_at_battles(
-    n: int = 4,
-    leaders: dict[str, int] | None = None,
-    locations: list[str] | None = None,
-    mains: dict[tuple[int, int], int] | None = None,
-    counters: list[tuple[int, int, int, int, int]] | None = None,
-    dice: list[int] | None = None,
-    specials: dict[int, int] | None = None,
-    first: int = 0,
-    final_turn: bool = True,
-    seed: int = 0,
-) -> Game:
-    """Set up phase 6 and run it until the first decision or the end of the game.
-
-    ``mains`` maps (slot, side) -> main player; ``counters`` lists (slot, side, box, class,
-    count); ``dice`` are forced d6 faces (attacker die 1, die 2, defender die 1, die 2, ...).
-    With ``final_turn`` the game is in turn 3, so it ends after the battles and the result
-    is easy to inspect (loc_claim, defeats, dead, stack, events)."""
-    g = new_game(n, seed)
-    set_leaders(g, leaders or {})
-    take_forces(g)
-    set_locations(g, locations or [])
-    g.held2 = [0] * D.MAX_PLAYERS
-    g.held1 = [0] * D.MAX_PLAYERS
-    g.special = [-1] * D.MAX_PLAYERS
-    for p, t in (specials or {}).items():
-        g.special[p] = t
-    g.unseen_specials = sorted(t for t in range(D.NUM_SPECIALS) if t not in g.special)
-    for (slot, side), p in (mains or {}).items():
-        g.main[slot * 2 + side] = p
-    for slot, side, box, counter, count in counters or []:
-        put(g, slot, side, box, counter, count)
-    g.forced_dice = list(dice or [])
-    g.commit_first = first
-    if final_turn:
-        g.turn = 3
-    g._begin_battles()
-    return g
+def game_at_battles(**setup: Any) -> Game:
+    """Set up phase 6 (``prepare_battles``'s arguments) and run it until the first decision
+    or the end of the game. With ``final_turn`` (the default) the game ends after the
+    battles, so the result is easy to inspect (loc_claim, defeats, dead, stack, events)."""
+    return start_battles(prepare_battles(**setup))
 
 
 def events_of(g: Game, kind: str) -> list[tuple]:
@@ -161,8 +98,12 @@ def prepare_battles(
     final_turn: bool = True,
     seed: int = 0,
 ) -> Game:
-    """Like ``game_at_battles`` but stops just before phase 6 starts, so a test can adjust
-    the state (supplies, played specials, RNG) first; then call ``start_battles``."""
+    """Phase 6 about to start, so a test can adjust the state (supplies, played specials,
+    RNG) first; then call ``start_battles``.
+
+    ``mains`` maps (slot, side) -> main player; ``counters`` lists (slot, side, box, class,
+    count); ``dice`` are forced d6 faces (attacker die 1, die 2, defender die 1, die 2, ...).
+    With ``final_turn`` the game is in turn 3, so it ends after the battles."""
     g = new_game(n, seed)
     set_leaders(g, leaders or {})
     take_forces(g)
@@ -326,8 +267,11 @@ def game_before_commit(
     specials: dict[int, int] | None = None,
     seed: int = 0,
 ) -> Game:
-    """Like ``game_at_commit`` but stops just before the first commit step (B.7.4), so a test
-    can edit pools, cubes or relationships first; then call ``begin_commit``."""
+    """Turn 1 just before the first commit step of phase 5 (B.7.4), so a test can edit
+    pools, cubes or relationships first; then call ``begin_commit``.
+
+    ``tiles`` maps player -> (2-shard tiles, 1-shard tiles) held; default one 1-shard tile
+    each. ``specials`` maps player -> special tile id (others hold none)."""
     g = new_game(n, seed)
     set_leaders(g, leaders or {})
     take_forces(g)
@@ -438,3 +382,39 @@ def settle_history(g: Game) -> Game:
                     g._relate(c, own, g.ally)
                     g._relate(c, other, g.war)
     return g
+
+
+def main_defender_allied_by_permission() -> Game:
+    """3 players at commit, Slave Revolt in player 0's hand: player 1 (Sparta) is the main
+    defender of Mantinea (Argos, player 0's city) with permission, so Sparta and Argos are
+    allied; his only counter there is the one the revolt can take (B.7.6, C.1, E35)."""
+    g = game_at_commit(
+        n=3,
+        leaders={"athens": 0, "argos": 0, "sparta": 1, "corinth": 1},
+        tiles={0: (0, 1), 1: (0, 1), 2: (0, 1)},
+        locations=["mantinea", "aetolia"],
+        specials={0: D.SLAVE_REVOLT},
+    )
+    put(g, 0, DEFEND, 0, klass("sparta", "H", 1))
+    g.main[0 * 2 + DEFEND] = 1
+    g.perm[0] |= 1 << D.SPARTA
+    g.ally[D.SPARTA] |= 1 << D.ARGOS
+    g.ally[D.ARGOS] |= 1 << D.SPARTA
+    return g
+
+
+def assert_random_playout_is_the_policy_loop(start: Game, loop: Game, seed: int, cut: int) -> None:
+    """``start.random_playout(seed)`` plays what a loop of uniform choices drawn by
+    ``Rng(seed)`` plays on ``loop`` (a copy of ``start``, on either engine), to the same
+    state; with ``max_decisions=cut`` it stops after ``cut`` decisions."""
+    policy = Rng(seed)
+    count = 0
+    while not loop.is_terminal and count < 1000:
+        legal = loop.legal_actions()
+        loop.apply_action(legal[policy.randrange(len(legal))])
+        count += 1
+    played = start.clone()
+    assert played.random_playout(seed) == count and played == loop
+    partial = start.clone()
+    assert partial.random_playout(seed, max_decisions=cut) == cut
+    assert partial.decisions == start.decisions + cut

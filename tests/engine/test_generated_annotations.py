@@ -4,11 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import subprocess
-import sys
 import typing
-from pathlib import Path
 
 from perikles_env.analysis.generated_view import SharedFields
 from perikles_env.analysis.view import PUBLIC_FIELDS, PlayerView
@@ -17,16 +13,11 @@ from perikles_env.engine.generated_state import StateFields
 from perikles_env.engine.phases import Phase
 from perikles_env.engine.rng import Rng
 from perikles_env.engine.state import STATE_FIELDS, GameState
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.generated import ROOT, assert_generated_current, load_generator
 
 
 def test_generated_annotations_are_current() -> None:
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "gen_annotations.py"), "--check"],
-        capture_output=True, text=True, check=False,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert_generated_current("gen_annotations.py")
 
 
 def test_every_field_is_annotated_once_with_its_kinds_type() -> None:
@@ -58,11 +49,7 @@ def test_states_and_views_stay_slotted() -> None:
 
 
 def test_a_changed_field_makes_the_annotations_stale(monkeypatch) -> None:
-    spec = importlib.util.spec_from_file_location(
-        "gen_annotations", ROOT / "scripts" / "gen_annotations.py"
-    )
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = load_generator("gen_annotations.py")
     assert gen.stale() == []
     turn = schema.FIELD_BY_NAME["turn"]
     fields = tuple(dataclasses.replace(f, kind="bool") if f is turn else f for f in schema.FIELDS)

@@ -14,6 +14,7 @@ from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, GameInterface, ne
 from perikles_env.engine.determinize import determinize
 from perikles_env.engine.rng import Rng
 from perikles_env.errors import IllegalActionError
+from tests.engine.builders import assert_random_playout_is_the_policy_loop
 
 PACKAGE = Path(__file__).resolve().parents[2] / "perikles_env"
 
@@ -81,18 +82,7 @@ def test_legal_mask_writes_the_legal_actions_into_any_byte_array() -> None:
 
 def test_random_playout_is_the_policy_loop() -> None:
     start = _game(seed=11, decisions=40)
-    loop = start.clone()
-    policy = Rng(5)
-    count = 0
-    while not loop.is_terminal and count < 1000:
-        legal = loop.legal_actions()
-        loop.apply_action(legal[policy.randrange(len(legal))])
-        count += 1
-    played = start.clone()
-    assert played.random_playout(5) == count and played == loop
-    partial = start.clone()
-    assert partial.random_playout(5, max_decisions=7) == 7
-    assert partial.decisions == start.decisions + 7
+    assert_random_playout_is_the_policy_loop(start, start.clone(), 5, 7)
 
 
 def test_to_python_and_determinized_are_independent_python_copies() -> None:

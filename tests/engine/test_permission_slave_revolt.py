@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from perikles_env.engine import Phase
+from perikles_env.engine import Game, Phase
 from perikles_env.engine import actions as A
 from perikles_env.engine import data as D
 from perikles_env.engine.rng import Rng
@@ -421,18 +421,24 @@ def test_E8_D4_holder_with_nothing_to_send_may_still_revolt() -> None:
     assert g.stack[SPARTAN_H[0]] == D.INITIAL_COUNTERS[SPARTAN_H[0]]
 
 
-def test_E35_main_mark_survives_so_he_may_not_join_the_other_side() -> None:
-    """E35 + [ENGINE] note of B.7.6 (G18): Slave Revolt removes seat 1's only counter, the
-    main attacker's, at Mantinea; he keeps the mark, so he still may not defend Mantinea
-    with Corinth (his forces never face each other), though no counter of his is there.
-    Corinth may defend Sicily, a location of his own city."""
-    g = game_at_commit(
+def revolt_at_commit() -> Game:
+    """Commit at LOCS, seat 3 first with Slave Revolt in hand; seat 1 leads Sparta and
+    Corinth, seat 0 Athens, seat 2 Argos; every seat holds tiles (0, 1)."""
+    return game_at_commit(
         leaders={"athens": 0, "sparta": 1, "corinth": 1, "argos": 2},
         tiles={p: (0, 1) for p in range(4)},
         locations=LOCS,
         first=3,
         specials={3: D.SLAVE_REVOLT},
     )
+
+
+def test_E35_main_mark_survives_so_he_may_not_join_the_other_side() -> None:
+    """E35 + [ENGINE] note of B.7.6 (G18): Slave Revolt removes seat 1's only counter, the
+    main attacker's, at Mantinea; he keeps the mark, so he still may not defend Mantinea
+    with Corinth (his forces never face each other), though no counter of his is there.
+    Corinth may defend Sicily, a location of his own city."""
+    g = revolt_at_commit()
     put_main(g, MANTINEA, ATTACK, 1, SPARTAN_H[1])
     relate(g, "war", "sparta", "argos")
     play(g, A.SLAVE_REVOLT + 1 + MANTINEA, A.END_STEP, A.END_STEP)  # seats 3 and 0
@@ -507,13 +513,7 @@ def test_E35_main_defender_mark_survives_so_he_may_not_attack_there() -> None:
     leading Corinth) is main defender of Amphipolis with Athens's permission; Slave Revolt
     takes his only counter there. He keeps the mark, so Corinth may not attack Amphipolis,
     though it may attack Delium; neutral Argos (seat 2) may attack Amphipolis."""
-    g = game_at_commit(
-        leaders={"athens": 0, "sparta": 1, "corinth": 1, "argos": 2},
-        tiles={p: (0, 1) for p in range(4)},
-        locations=LOCS,
-        first=3,
-        specials={3: D.SLAVE_REVOLT},
-    )
+    g = revolt_at_commit()
     put_main(g, AMPHIPOLIS, DEFEND, 1, SPARTAN_H[2])
     g.perm[AMPHIPOLIS] |= bits("sparta")
     relate(g, "ally", "sparta", "athens")

@@ -45,7 +45,10 @@ from perikles_env.engine.invariants import (
 )
 from perikles_env.engine.rng import Rng
 from perikles_env.errors import IllegalActionError
-from tests.engine.builders import game_at_commit, klass, put
+from tests.engine.builders import (
+    klass,
+    main_defender_allied_by_permission,
+)
 
 PLAYER_COUNTS = (3, 4, 5)
 GAMES_PER_COUNT = 200
@@ -413,18 +416,7 @@ def test_main_defender_emptied_by_slave_revolt_cannot_attack_the_same_location()
     keeps the mark (C.1, E35) and then attacked the same location, becoming main attacker
     too, so he would win it either way. [ENGINE] the main player of a side may not join
     the other side (B.7.6: a player's forces never face each other)."""
-    g = game_at_commit(
-        n=3,
-        leaders={"athens": 0, "argos": 0, "sparta": 1, "corinth": 1},
-        tiles={0: (0, 1), 1: (0, 1), 2: (0, 1)},
-        locations=["mantinea", "aetolia"],
-        specials={0: D.SLAVE_REVOLT},
-    )
-    put(g, 0, A.DEFEND, 0, klass("sparta", "H", 1))  # player 1 defends Mantinea (Argos) ...
-    g.main[0 * 2 + A.DEFEND] = 1
-    g.perm[0] |= 1 << D.SPARTA  # ... with permission, so Sparta and Argos are allied
-    g.ally[D.SPARTA] |= 1 << D.ARGOS
-    g.ally[D.ARGOS] |= 1 << D.SPARTA
+    g = main_defender_allied_by_permission()  # player 1 defends Mantinea (Argos), allied
     check_invariants(g)
     assert g.current_player == 0
     g.apply_action_checked(A.SLAVE_REVOLT + 1 + 0)  # the revolt takes his only counter there

@@ -29,7 +29,10 @@ from perikles_env.engine import queries as Q
 from perikles_env.engine.information import revealed_slot, unseen_counters
 from perikles_env.engine.phases import BEFORE_ELECTIONS
 from perikles_env.engine.rng import Rng
-from tests.engine.builders import game_at_commit, klass, put
+from tests.engine.builders import (
+    klass,
+    main_defender_allied_by_permission,
+)
 
 GAMES = 8  # per player count
 # An action's effect on the cube layout is compared only while the elections (B.6), which
@@ -218,18 +221,7 @@ def test_heuristic_view_applies_the_main_player_rule() -> None:
     """B.7.6 [ENGINE]: a main defender emptied by Slave Revolt keeps his mark and may not
     attack the same location. The heuristic's former copy of the placement rule missed
     this; it now asks the engine query through its ``PlayerView`` and agrees."""
-    g = game_at_commit(
-        n=3,
-        leaders={"athens": 0, "argos": 0, "sparta": 1, "corinth": 1},
-        tiles={0: (0, 1), 1: (0, 1), 2: (0, 1)},
-        locations=["mantinea", "aetolia"],
-        specials={0: D.SLAVE_REVOLT},
-    )
-    put(g, 0, A.DEFEND, 0, klass("sparta", "H", 1))  # player 1 defends Mantinea (Argos)
-    g.main[0 * 2 + A.DEFEND] = 1
-    g.perm[0] |= 1 << D.SPARTA
-    g.ally[D.SPARTA] |= 1 << D.ARGOS
-    g.ally[D.ARGOS] |= 1 << D.SPARTA
+    g = main_defender_allied_by_permission()  # player 1 defends Mantinea (Argos)
     g.apply_action_checked(A.SLAVE_REVOLT + 1 + 0)  # takes his only counter there
     g.apply_action_checked(A.END_STEP)
     assert g.current_player == 1 and g.side_cities[0 * 2 + A.DEFEND] == 0

@@ -7,6 +7,7 @@ The suite is skipped where the C++ core is not built, unless ``PERIKLES_REQUIRE_
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -136,3 +137,25 @@ def play_twins(
         coverage.games += 1
         coverage.decisions += step
     return py, cpp
+
+
+def play_in_lockstep(lead: Any, follow: Any, seed: int) -> None:
+    """Play ``lead`` and ``follow`` to the end with the same uniformly random actions
+    (``Rng(seed)`` over ``lead``'s legal actions), asserting at each step that ``follow``
+    offers the same legal actions."""
+    policy = Rng(seed)
+    while not lead.is_terminal:
+        legal = lead.legal_actions()
+        assert follow.legal_actions() == legal
+        action = legal[policy.randrange(len(legal))]
+        lead.apply_action(action)
+        follow.apply_action(action)
+
+
+def run_in_threads(*targets: Callable[[], None]) -> None:
+    """Run each target in its own thread, all at once, and wait for every one."""
+    threads = [threading.Thread(target=t) for t in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()

@@ -15,7 +15,8 @@ from perikles_env.engine import Game, GameConfig, new_game
 from perikles_env.engine import backend as B
 from perikles_env.engine.rng import Rng
 from perikles_env.errors import InvalidConfigError, InvalidStateError, ReadOnlyStateError
-from tests.native.helpers import assert_same_state, require_native
+from tests.engine.builders import assert_random_playout_is_the_policy_loop
+from tests.native.helpers import assert_same_state, play_in_lockstep, require_native
 
 native = require_native()
 
@@ -88,13 +89,7 @@ def test_dicts_load_both_ways_and_play_on_identically(n: int) -> None:
     assert type(py) is Game and json.dumps(py.to_dict()) == json.dumps(cpp.to_dict())
     back = native.NativeGame.from_dict(py.to_dict())  # Python -> native
     assert back == py == cpp and back.event_log == py.events
-    policy = Rng(n)
-    while not py.is_terminal:
-        legal = py.legal_actions()
-        assert back.legal_actions() == legal
-        action = legal[policy.randrange(len(legal))]
-        py.apply_action(action)
-        back.apply_action(action)
+    play_in_lockstep(py, back, n)
     assert back.to_dict() == py.to_dict()
 
 
@@ -213,18 +208,7 @@ def test_scenario_built_on_python_loads_and_plays_identically() -> None:
 @pytest.mark.parametrize("n", (3, 4, 5))
 def test_random_playout_is_the_python_policy_loop(n: int) -> None:
     start = _mid_game(n, seed=10 + n, decisions=50)
-    py = start.to_python()
-    policy = Rng(77)
-    count = 0
-    while not py.is_terminal:
-        legal = py.legal_actions()
-        py.apply_action(legal[policy.randrange(len(legal))])
-        count += 1
-    cpp = start.clone()
-    assert cpp.random_playout(77) == count and cpp == py
-    partial = start.clone()
-    assert partial.random_playout(77, max_decisions=10) == 10
-    assert partial.decisions == start.decisions + 10
+    assert_random_playout_is_the_policy_loop(start, start.to_python(), 77, 10)
 
 
 def test_random_games_count_the_decisions_of_the_same_games() -> None:

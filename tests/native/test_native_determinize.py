@@ -24,7 +24,7 @@ from perikles_env.engine.determinize import determinize
 from perikles_env.engine.information import revealed_slot
 from perikles_env.engine.rng import Rng
 from perikles_env.errors import InvalidStateError
-from tests.native.helpers import require_native
+from tests.native.helpers import play_in_lockstep, require_native
 
 native = require_native()
 
@@ -154,13 +154,7 @@ def test_a_native_sample_plays_on_exactly_like_the_python_sample() -> None:
     for n, phase in ((3, Phase.PERMISSION), (4, Phase.BATTLE_SPECIAL), (5, Phase.COMMIT)):
         py, cpp = _state(n, 11, phase)
         a, b = determinize(py, 1, 77), determinize(cpp, 1, 77)
-        policy = Rng(n)
-        while not a.is_terminal:
-            legal = a.legal_actions()
-            assert b.legal_actions() == legal
-            action = legal[policy.randrange(len(legal))]
-            a.apply_action(action)
-            b.apply_action(action)
+        play_in_lockstep(a, b, n)
         assert b.to_dict() == a.to_dict()
 
 

@@ -3,11 +3,7 @@ fields, the C++ header and the build read that declaration."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -17,25 +13,17 @@ from perikles_env.analysis.observation import LAYOUT, OBS_SIZE, ORACLE_LAYOUT, O
 from perikles_env.engine import GameConfig, events, new_game, schema, validate
 from perikles_env.engine.rng import Rng
 from perikles_env.engine.state import STATE_FIELDS, PythonState
+from tests.generated import ROOT, assert_generated_current, load_generator
 
 from .helpers import require_native
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def test_generated_cpp_header_is_current() -> None:
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "gen_native.py"), "--check"],
-        capture_output=True, text=True, check=False,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert_generated_current("gen_native.py")
 
 
 def _generator():
-    spec = importlib.util.spec_from_file_location("gen_native", ROOT / "scripts" / "gen_native.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_generator("gen_native.py")
 
 
 def test_the_generated_block_table_is_the_python_layout() -> None:

@@ -29,7 +29,12 @@ from perikles_env.errors import (
     ReadOnlyStateError,
 )
 from tests.engine import builders as B
-from tests.native.helpers import require_native, unvalidated_twin
+from tests.native.helpers import (
+    play_in_lockstep,
+    require_native,
+    run_in_threads,
+    unvalidated_twin,
+)
 
 native = require_native()
 
@@ -200,11 +205,7 @@ def _two_threads_step_one_env() -> None:
                 except IllegalActionError:
                     pass
 
-    threads = [threading.Thread(target=stepper), threading.Thread(target=intruder)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_in_threads(stepper, intruder)
     assert refused and all("another thread" in str(e) for e in refused)
     env.step(env.random_actions())  # still usable
 
@@ -262,11 +263,5 @@ def test_user_scenarios_run_identically_or_stop_at_the_first_edit(
         cpp = native.NativeGame.from_python(python)
     except InvalidStateError:
         return  # refused whole: never a silent divergence
-    policy = Rng(9)
-    while not python.is_terminal:
-        legal = python.legal_actions()
-        assert cpp.legal_actions() == legal
-        action = legal[policy.randrange(len(legal))]
-        python.apply_action(action)
-        cpp.apply_action(action)
+    play_in_lockstep(python, cpp, 9)
     assert cpp == python

@@ -20,7 +20,7 @@ from perikles_env.engine.rng import Rng
 from perikles_env.errors import IllegalActionError, InvalidConfigError
 from perikles_env.vector.league import League, heuristic_params
 from perikles_env.vector.seat_draw import cumulative, draw_seats
-from tests.native.vec_helpers import require_native_vec
+from tests.native.vec_helpers import draw_table, require_native_vec
 
 native = require_native_vec()
 from perikles_env.vector import VectorEnv  # noqa: E402
@@ -49,12 +49,7 @@ class Twin:
 
     def deal(self, seed: int) -> None:
         while True:
-            n = (
-                self.counts[self.policy.randrange(len(self.counts))]
-                if len(self.counts) > 1
-                else self.counts[0]
-            )
-            self.learner = self.policy.randrange(n) if self.seat is None else self.seat
+            n, self.learner = draw_table(self.policy, self.counts, self.seat)
             self.seats = self.draw_seats(n)
             self.game_seed = seed
             self.game = new_game(

@@ -21,7 +21,7 @@ import pytest
 
 from perikles_env.engine import check_invariants
 from perikles_env.errors import ConcurrentUseError, IllegalActionError
-from tests.native.helpers import require_native
+from tests.native.helpers import require_native, run_in_threads
 
 require_native()
 
@@ -75,11 +75,7 @@ def _one_round(seed: int) -> None:
                 failures.append(error)
                 return
 
-    threads = [threading.Thread(target=stepper), threading.Thread(target=intruder)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_in_threads(stepper, intruder)
     assert not failures, repr(failures[:3])
     assert counts["stepped"] == 0 and counts["refused"] + counts["illegal"] > 0, counts
     assert len(taken) == STEPS

@@ -4,26 +4,16 @@ bad input gives exit code 2 and one line on stderr naming the problem, never a t
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
+
+from tests.cli import assert_clean_failure, run_module
 
 from .helpers import random_record
 
 
 def run(module: str, *args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", module, *args], capture_output=True, text=True, timeout=120,
-        stdin=subprocess.DEVNULL, cwd=cwd,
-    )
-
-
-def assert_clean_failure(done: subprocess.CompletedProcess, *words: str) -> None:
-    lines = done.stderr.strip().splitlines()
-    assert done.returncode == 2, done.stderr
-    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
-    for word in words:
-        assert word in lines[0], lines[0]
+    return run_module(module, *args, cwd=cwd, timeout=120)
 
 
 @pytest.mark.parametrize(

@@ -5,24 +5,14 @@ the problem, never a traceback."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 
+from tests.cli import assert_clean_failure, run_module
+
 
 def run(module: str, *args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", module, *args], capture_output=True, text=True, timeout=180,
-        stdin=subprocess.DEVNULL, cwd=cwd,
-    )
-
-
-def assert_clean_failure(done: subprocess.CompletedProcess, *words: str) -> None:
-    lines = done.stderr.strip().splitlines()
-    assert done.returncode == 2, done.stderr[-2000:]
-    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
-    for word in words:
-        assert word in lines[0], lines[0]
+    return run_module(module, *args, cwd=cwd, timeout=180)
 
 
 @pytest.fixture(scope="module")

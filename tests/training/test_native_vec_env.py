@@ -18,7 +18,7 @@ from perikles_env.engine import GameConfig, new_game
 from perikles_env.engine.rng import Rng
 from perikles_env.environment.rewards import RewardConfig, RewardTracker
 from perikles_env.errors import IllegalActionError, InvalidConfigError
-from tests.native.vec_helpers import require_native_vec
+from tests.native.vec_helpers import draw_table, require_native_vec
 
 require_native_vec()
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor  # noqa: E402
@@ -47,12 +47,7 @@ class Twin:
 
     def deal(self, seed: int) -> None:
         while True:
-            n = (
-                self.counts[self.policy.randrange(len(self.counts))]
-                if len(self.counts) > 1
-                else self.counts[0]
-            )
-            self.learner = self.policy.randrange(n) if self.seat is None else self.seat
+            n, self.learner = draw_table(self.policy, self.counts, self.seat)
             self.game_seed = seed
             config = GameConfig(num_players=n, record_events=False)
             self.game = new_game(config, seed=seed, backend="python")

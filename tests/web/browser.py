@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import pytest
 import uvicorn
 
 from perikles_env.records import replay
@@ -28,6 +29,9 @@ CHROMIUM = os.environ.get("PERIKLES_CHROMIUM") or shutil.which("chromium") or sh
     "chromium-browser"
 )
 SVG = "{http://www.w3.org/2000/svg}"
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="no chromium browser installed (apt-get install chromium)"
+)
 
 
 class LiveServer:
@@ -159,3 +163,21 @@ def check_frames(frames: list[str], table: Table, seat: int) -> int:
         assert record is None or frame["finished"] or frame["abandoned"]
         assert frame == expected[frame["step"]], f"frame at step {frame['step']} differs"
     return len(frames)
+
+
+def open_person_page(
+    browser, url: str, frames: list[str], errors: list[str], texts=None, quiet_4xx=False
+):
+    """``url`` in its own browser context (its own cookies and storage: another person),
+    page errors and console errors (but a 4xx answer's where ``quiet_4xx``) into ``errors``,
+    every WebSocket frame into ``frames`` and, given ``texts``, every HTTP answer it reads."""
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: msg.type == "error"
+            and not (quiet_4xx and "status of 4" in msg.text) and errors.append(msg.text))
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda data: frames.append(data)))
+    if texts is not None:
+        page.on("response", lambda r: r.request.resource_type in ("fetch", "xhr")
+                and texts.append(r.text()))
+    page.goto(url)
+    return page

@@ -15,39 +15,18 @@ import pytest
 from perikles_env.web.moves import legal_moves
 
 from .browser import (
-    CHROMIUM,
     LiveServer,
     check_frames,
     check_page,
     click_move,
     moved_on,
+    needs_chromium,
+    open_person_page,
     shows_step,
     waiting_for_human,
 )
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium browser installed (apt-get install chromium)"
-)
-
-
-@pytest.fixture
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
-
-
-def open_page(browser, url: str, frames: list[str], errors: list[str]):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
-    page.on("websocket", lambda ws: ws.on("framereceived", lambda data: frames.append(data)))
-    page.goto(url)
-    return page
+pytestmark = needs_chromium
 
 
 def test_one_person_plays_a_whole_game_against_three_heuristic_players(browser, tmp_path):
@@ -55,7 +34,7 @@ def test_one_person_plays_a_whole_game_against_three_heuristic_players(browser, 
     try:
         frames: list[str] = []
         errors: list[str] = []
-        page = open_page(browser, server.url + "/", frames, errors)
+        page = open_person_page(browser, server.url + "/", frames, errors)
         page.select_option("#players", "4")  # the new-game page
         page.fill("#seat0", "human")
         for p in (1, 2, 3):
@@ -103,7 +82,8 @@ def test_two_people_play_their_own_seats_from_two_browsers(browser, tmp_path, wh
         links = {0: server.url + created["link"], 2: server.url + joined["link"]}
         frames: dict[int, list[str]] = {0: [], 2: []}
         errors: list[str] = []
-        pages = {seat: open_page(browser, links[seat], frames[seat], errors) for seat in links}
+        pages = {seat: open_person_page(browser, links[seat], frames[seat], errors)
+                 for seat in links}
         table = server.table()
         rnd = random.Random(3)
         tried_other = False
@@ -146,7 +126,7 @@ def test_the_new_game_page_says_what_is_wrong_and_creates_nothing(browser, tmp_p
     server = LiveServer(tmp_path)
     try:
         errors: list[str] = []
-        page = open_page(browser, server.url + "/", [], errors)
+        page = open_person_page(browser, server.url + "/", [], errors)
         page.select_option("#players", "3")
         assert page.locator("#seats input").count() == 3
         for seat, spec, seed, message in (

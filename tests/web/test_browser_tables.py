@@ -18,43 +18,23 @@ from perikles_env.web.hints import hints
 from perikles_env.web.moves import legal_moves
 
 from .browser import (
-    CHROMIUM,
     LiveServer,
     check_frames,
     check_page,
     click_move,
     moved_on,
+    needs_chromium,
+    open_person_page,
     shows_step,
     waiting_for_human,
 )
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium browser installed (apt-get install chromium)"
-)
-
-
-@pytest.fixture
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
+pytestmark = needs_chromium
 
 
 def open_page(browser, url: str, frames: list[str], errors: list[str], texts=None):
-    """A page in its own browser context (its own cookies and storage: another person)."""
-    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: msg.type == "error" and "status of 4" not in msg.text
-            and errors.append(msg.text))
-    page.on("websocket", lambda ws: ws.on("framereceived", lambda data: frames.append(data)))
-    if texts is not None:  # every HTTP answer the page reads
-        page.on("response", lambda r: r.request.resource_type in ("fetch", "xhr")
-                and texts.append(r.text()))
-    page.goto(url)
-    return page
+    """A page of its own person; a 4xx answer is part of these tables (a refused join)."""
+    return open_person_page(browser, url, frames, errors, texts, quiet_4xx=True)
 
 
 def play_by_clicking(page, table, seats: set[int], rnd: random.Random, pages=None) -> int:

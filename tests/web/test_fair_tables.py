@@ -27,14 +27,6 @@ SEED = 3141592653  # ten digits: never in an answer by chance
 HEADERS = {"Content-Type": "application/json"}
 
 
-@pytest.fixture
-def client(tmp_path):
-    server = GameServer(Tables(tmp_path), pace=0.0)
-    with TestClient(create_app(server), base_url="http://127.0.0.1") as c:
-        c.server = server
-        yield c
-
-
 def token_of(link: str) -> str:
     return link.rsplit("/", 1)[1]
 

@@ -17,14 +17,6 @@ from perikles_env.web.tables import Tables
 HEADERS = {"Content-Type": "application/json"}
 
 
-@pytest.fixture
-def client(tmp_path):
-    server = GameServer(Tables(tmp_path), pace=0.0)
-    with TestClient(create_app(server), base_url="http://127.0.0.1") as c:
-        c.server = server
-        yield c
-
-
 def create(client, seats, seed=9):
     reply = client.post("/api/games", json={"seats": seats, "seed": seed})
     assert reply.status_code == 201, reply.text

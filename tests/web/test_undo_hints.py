@@ -9,7 +9,6 @@ import collections
 
 import numpy as np
 import pytest
-from starlette.testclient import TestClient
 
 from perikles_env.agents import make_agent
 from perikles_env.engine import actions as A
@@ -20,7 +19,6 @@ from perikles_env.engine.phases import Phase
 from perikles_env.web.hints import hints
 from perikles_env.web.moves import legal_moves
 from perikles_env.web.payload import hand, only_choice, score_breakdown, seat_payload
-from perikles_env.web.server import GameServer, create_app
 from perikles_env.web.tables import TableError, Tables
 
 from .helpers import states
@@ -63,48 +61,47 @@ def test_undo_is_allowed_only_when_the_move_showed_and_rolled_nothing(people) ->
             assert why, (step, kind, events)  # dice or a new turn's draws: never taken back
 
 
-def test_taking_a_move_back_restores_the_game_its_story_and_its_record(tmp_path) -> None:
-    server = GameServer(Tables(tmp_path), pace=0.0)
-    with TestClient(create_app(server), base_url="http://127.0.0.1") as c:
-        created = c.post("/api/games", json={"seats": ["human", "human", "human"],
-                                             "seed": 2}).json()
-        table = server.tables.by_id[created["id"]]
-        tokens = {0: created["link"].rsplit("/", 1)[1]}
-        for invite in created["invites"]:
-            joined = c.post("/api/join", json={"code": invite["code"]}).json()
-            tokens[joined["seat"]] = joined["link"].rsplit("/", 1)[1]
-        rng = np.random.default_rng(3)
-        undone = refused = 0
-        while undone < 5 or refused < 5:
-            assert table.step < 400
-            me = table.game.current
-            s = c.get(f"/api/seat/{tokens[me]}").json()
-            before = (table.game.to_dict(), [list(f) for f in table.feed], s)
-            record = (table.folder / "record.jsonl").read_bytes()
-            action = int(rng.choice([m["action"] for m in s["moves"]]))
-            c.post(f"/api/seat/{tokens[me]}/act", json={"action": action, "step": s["step"]})
-            mine = c.get(f"/api/seat/{tokens[me]}").json()
-            other = c.get(f"/api/seat/{tokens[(me + 1) % 3]}").json()
-            assert other["undo"] is False
-            reply = c.post(f"/api/seat/{tokens[(me + 1) % 3]}/undo", json={"step": mine["step"]})
-            assert reply.status_code == 409 and "has moved since" in reply.json()["error"]
-            reply = c.post(f"/api/seat/{tokens[me]}/undo", json={"step": mine["step"]})
-            if mine["undo"]:
-                assert reply.status_code == 200 and reply.json()["step"] == s["step"]
-                assert table.game.to_dict() == before[0]
-                assert [list(f) for f in table.feed] == before[1]
-                assert c.get(f"/api/seat/{tokens[me]}").json() == before[2]
-                assert (table.folder / "record.jsonl").read_bytes() == record
-                undone += 1
-                c.post(f"/api/seat/{tokens[me]}/act", json={"action": action,
-                                                            "step": s["step"]})
-            else:
-                assert reply.status_code == 409
-                assert reply.json()["error"].startswith("cannot take the move back: ")
-                assert table.step == s["step"] + 1
-                refused += 1
-        stale = c.post(f"/api/seat/{tokens[0]}/undo", json={"step": 0})
-        assert stale.status_code == 409 and "reload" in stale.json()["error"]
+def test_taking_a_move_back_restores_the_game_its_story_and_its_record(client) -> None:
+    c, server = client, client.server
+    created = c.post("/api/games", json={"seats": ["human", "human", "human"],
+                                         "seed": 2}).json()
+    table = server.tables.by_id[created["id"]]
+    tokens = {0: created["link"].rsplit("/", 1)[1]}
+    for invite in created["invites"]:
+        joined = c.post("/api/join", json={"code": invite["code"]}).json()
+        tokens[joined["seat"]] = joined["link"].rsplit("/", 1)[1]
+    rng = np.random.default_rng(3)
+    undone = refused = 0
+    while undone < 5 or refused < 5:
+        assert table.step < 400
+        me = table.game.current
+        s = c.get(f"/api/seat/{tokens[me]}").json()
+        before = (table.game.to_dict(), [list(f) for f in table.feed], s)
+        record = (table.folder / "record.jsonl").read_bytes()
+        action = int(rng.choice([m["action"] for m in s["moves"]]))
+        c.post(f"/api/seat/{tokens[me]}/act", json={"action": action, "step": s["step"]})
+        mine = c.get(f"/api/seat/{tokens[me]}").json()
+        other = c.get(f"/api/seat/{tokens[(me + 1) % 3]}").json()
+        assert other["undo"] is False
+        reply = c.post(f"/api/seat/{tokens[(me + 1) % 3]}/undo", json={"step": mine["step"]})
+        assert reply.status_code == 409 and "has moved since" in reply.json()["error"]
+        reply = c.post(f"/api/seat/{tokens[me]}/undo", json={"step": mine["step"]})
+        if mine["undo"]:
+            assert reply.status_code == 200 and reply.json()["step"] == s["step"]
+            assert table.game.to_dict() == before[0]
+            assert [list(f) for f in table.feed] == before[1]
+            assert c.get(f"/api/seat/{tokens[me]}").json() == before[2]
+            assert (table.folder / "record.jsonl").read_bytes() == record
+            undone += 1
+            c.post(f"/api/seat/{tokens[me]}/act", json={"action": action,
+                                                        "step": s["step"]})
+        else:
+            assert reply.status_code == 409
+            assert reply.json()["error"].startswith("cannot take the move back: ")
+            assert table.step == s["step"] + 1
+            refused += 1
+    stale = c.post(f"/api/seat/{tokens[0]}/undo", json={"step": 0})
+    assert stale.status_code == 409 and "reload" in stale.json()["error"]
 
 
 def test_undo_is_refused_once_an_agent_has_answered(tmp_path) -> None:
@@ -151,25 +148,24 @@ def test_hints_are_the_same_whatever_hidden_information_is_redrawn(name) -> None
     assert compared == 10
 
 
-def test_hints_are_asked_on_ones_own_move_from_an_agent_that_plays_the_count(tmp_path) -> None:
-    server = GameServer(Tables(tmp_path), pace=0.0)
-    with TestClient(create_app(server), base_url="http://127.0.0.1") as c:
-        created = c.post("/api/games", json={"seats": ["human", "human", "random"],
-                                             "seed": 1}).json()
-        table = server.tables.by_id[created["id"]]
-        token = created["link"].rsplit("/", 1)[1]
-        while table.game.current != 0:
-            table.apply(table.game.legal_actions()[0])
-        reply = c.get(f"/api/seat/{token}/hints", params={"agent": "heuristic"})
-        assert reply.status_code == 200 and reply.json()["hints"]
-        assert reply.json()["hints"] == hints(table.game, 0, make_agent("heuristic"))
-        assert c.get(f"/api/seat/{token}/hints",
-                     params={"agent": "net"}).json()["error"] == \
-            "net plays only 4-player games"
-        assert c.get(f"/api/seat/{token}/hints", params={"agent": "alpha"}).status_code == 400
+def test_hints_are_asked_on_ones_own_move_from_an_agent_that_plays_the_count(client) -> None:
+    c, server = client, client.server
+    created = c.post("/api/games", json={"seats": ["human", "human", "random"],
+                                         "seed": 1}).json()
+    table = server.tables.by_id[created["id"]]
+    token = created["link"].rsplit("/", 1)[1]
+    while table.game.current != 0:
         table.apply(table.game.legal_actions()[0])
-        if table.game.current != 0:
-            assert c.get(f"/api/seat/{token}/hints").status_code == 409
+    reply = c.get(f"/api/seat/{token}/hints", params={"agent": "heuristic"})
+    assert reply.status_code == 200 and reply.json()["hints"]
+    assert reply.json()["hints"] == hints(table.game, 0, make_agent("heuristic"))
+    assert c.get(f"/api/seat/{token}/hints",
+                 params={"agent": "net"}).json()["error"] == \
+        "net plays only 4-player games"
+    assert c.get(f"/api/seat/{token}/hints", params={"agent": "alpha"}).status_code == 400
+    table.apply(table.game.legal_actions()[0])
+    if table.game.current != 0:
+        assert c.get(f"/api/seat/{token}/hints").status_code == 409
 
 
 def test_the_hand_panel_lists_the_seats_own_counters_large() -> None:
