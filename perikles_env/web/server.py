@@ -178,7 +178,7 @@ class GameServer:
         return FileResponse(STATIC / "play.html", headers=HEADERS)
 
     async def watch_page(self, request: Request) -> Response:
-        if request.path_params["game"] not in self.tables.by_id:
+        if not self.tables.has(request.path_params["game"]):
             return FileResponse(STATIC / "unknown.html", 404, headers=HEADERS)
         return FileResponse(STATIC / "play.html", headers=HEADERS)
 
@@ -286,7 +286,7 @@ class GameServer:
     async def lobby(self, request: Request) -> Response:
         """Every game, newest first: who sits where, open seats, how far it is; no seed,
         token or join code."""
-        return JSONResponse({"games": lobby(list(self.tables.by_id.values()))},
+        return JSONResponse({"games": lobby(self.tables.summaries())},
                             headers=HEADERS)
 
     async def state(self, request: Request) -> Response:
