@@ -110,6 +110,7 @@ class GameServer:
         self.paces: dict[str, float] = {}  # a table's own pace, set from its pages
         self.paused: set[str] = set()  # tables whose agents wait
         self.hint_agents: dict[str, Agent] = {}
+        self._supported: dict[str, list[int]] = {}  # the player counts of each offered spec
         self.replays: dict[str, asyncio.Task[None]] = {}
 
     def pace_of(self, table: Table) -> float:
@@ -225,8 +226,19 @@ class GameServer:
     async def options(self, request: Request) -> Response:
         """What the new-game form offers."""
         agents = [a for a in agent_names() if a not in FILE_AGENTS] + self.offered
-        return JSONResponse({"agents": [HUMAN, *agents], "defaults": self.defaults},
-                            headers=HEADERS)
+        players = {a: await asyncio.to_thread(self.supported_players, a) for a in agents}
+        return JSONResponse({"agents": [HUMAN, *agents], "defaults": self.defaults,
+                             "players": players}, headers=HEADERS)
+
+    def supported_players(self, spec: str) -> list[int]:
+        """The player counts the agent ``spec`` can play (``Agent.supported_players``), so
+        the form marks the others before a game is refused; made once per spec."""
+        if spec not in self._supported:
+            try:
+                self._supported[spec] = sorted(make_agent(spec).supported_players)
+            except (AgentError, OSError, ValueError, ImportError):
+                self._supported[spec] = []  # cannot be made here: the creation says why
+        return self._supported[spec]
 
     async def create(self, request: Request) -> Response:
         body = await _body(request)

@@ -216,6 +216,23 @@ def test_the_new_game_page_offers_no_file_agents_unless_the_server_does(tmp_path
         assert not any(a.startswith("ppo") for a in c.get("/api/options").json()["agents"])
 
 
+def test_the_new_game_page_is_told_which_counts_each_agent_plays(tmp_path) -> None:
+    """``/api/options`` gives each offered agent's ``supported_players``, so the form marks
+    ``search`` and ``net`` (one network, one count) before a game would be refused."""
+    from perikles_env.agents import make_agent
+
+    server = GameServer(Tables(tmp_path), pace=0.0, offered=["ppo:model.zip"])
+    with TestClient(create_app(server), base_url="http://127.0.0.1") as c:
+        options = c.get("/api/options").json()
+    players = options["players"]
+    assert set(players) == set(options["agents"]) - {"human"}
+    for spec in ("random", "heuristic", "ismcts"):
+        assert players[spec] == [3, 4, 5]
+    for spec in ("search", "net"):
+        assert players[spec] == sorted(make_agent(spec).supported_players) == [4]
+    assert players["ppo:model.zip"] == []  # cannot be made here: its creation says why
+
+
 def test_agents_move_one_at_a_time_at_the_given_pace(tmp_path) -> None:
     pace = 0.1
     server = GameServer(Tables(tmp_path), pace=pace)
