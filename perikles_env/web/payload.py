@@ -24,6 +24,7 @@ from . import hotspots
 from .forecast import commit_forecast
 from .legend import explain_layer
 from .moves import legal_moves
+from .rules_link import rules_section
 
 FEED_SHOWN = 60  # the newest feed lines in each payload; the page asks for older ones
 
@@ -97,6 +98,7 @@ def seat_payload(
         "abandoned": abandoned,
         "status": status_line(game, seat, names, abandoned),
         "error": error,
+        "rules": rules_section(game.phase),
         "scores": [int(s) for s in game.scores()],
         "winners": [int(p) for p in game.winners()] if game.is_terminal else [],
         "board": board,

@@ -32,7 +32,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -44,6 +44,7 @@ from ..engine.game import Game
 from .hints import HINT_AGENTS, hints
 from .lobby import lobby
 from .payload import seat_payload
+from .rules_link import RULES, rules_html
 from .tables import HUMAN, Table, TableError, Tables
 
 STATIC = Path(__file__).with_name("static")
@@ -167,6 +168,12 @@ class GameServer:
             out["record"] = {"path": str(path), "link": f"/api/games/{table.id}/record",
                              "command": f"python -m perikles_env.replay {path} -o game.html"}
         return out
+
+    async def rules_page(self, request: Request) -> Response:
+        """docs/rules.md with an id on each heading: the decision panel links its section."""
+        if not RULES.is_file():
+            return FileResponse(STATIC / "unknown.html", 404, headers=HEADERS)
+        return HTMLResponse(rules_html(), headers=HEADERS)
 
     async def index(self, request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers=HEADERS)
@@ -467,6 +474,7 @@ def create_app(server: GameServer, local_only: bool = True) -> Starlette:
 
     routes = [
         Route("/", server.index),
+        Route("/rules", server.rules_page),
         Route("/seat/{token}", server.seat_page),
         Route("/join/{code}", server.join_page),
         Route("/watch/{game}", server.watch_page),

@@ -277,3 +277,29 @@ def test_a_trained_agent_offered_on_the_command_line_plays_in_the_page(tmp_path)
         assert table.names[1] == spec and table.error == ""
         feed = " ".join(line["text"] for line in table.feed[0] if line["actor"] in (1, 2))
         assert "p1" in feed and "p2" in feed  # the trained agents moved
+
+
+def test_each_decision_links_its_rules_section(client) -> None:
+    """The payload names the rules section of the decision asked (docs/rules.md), and
+    ``/rules`` serves the document with that heading's id, so the link opens there."""
+    from perikles_env.engine.phases import Phase
+    from perikles_env.web.rules_link import RULES, SECTIONS, headings, rules_section
+
+    game = create(client, ["human", "random", "random", "random"])
+    s = state(client, game["link"].split("/")[-1])
+    assert s["rules"] == {"title": "6. Setup (spec B.1)",
+                          "link": "/rules#6-setup-spec-b1"}
+    page = client.get("/rules")
+    assert page.status_code == 200 and 'id="6-setup-spec-b1"' in page.text
+    text = RULES.read_text(encoding="utf-8")
+    assert "(#17-interpretations-and-engine-decisions-spec-e)" in text  # the doc's own slugs
+    assert 'id="17-interpretations-and-engine-decisions-spec-e"' in page.text
+    assert set(SECTIONS) == set(Phase)
+    for phase in Phase:
+        found = rules_section(phase)
+        assert found is not None, phase
+        number = SECTIONS[phase]
+        assert found["title"].startswith(number + " ") and found["title"] == headings()[
+            number][0]
+        assert f'id="{found["link"].removeprefix("/rules#")}"' in page.text
+    assert rules_section(Phase.COMMIT)["title"].startswith("11.5 One commit step")
