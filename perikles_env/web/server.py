@@ -42,7 +42,9 @@ from ..agents.registry import agent_names, parse_spec
 from ..engine.actions import NUM_ACTIONS
 from ..engine.game import Game
 from .hints import HINT_AGENTS, hints
+from .hotspots import with_layer
 from .lobby import lobby
+from .marks import marks_layer
 from .payload import seat_payload
 from .rules_link import RULES, rules_html
 from .tables import HUMAN, Table, TableError, Tables
@@ -160,6 +162,7 @@ class GameServer:
         feed = table.public_feed if seat is None else table.feed[seat]
         out = seat_payload(table.game, seat, table.names, feed, table.step, table.id,
                            table.error, table.abandoned)
+        out["board"] = with_layer(out["board"], marks_layer(table.game, table.last_moves, seat))
         out["undo"] = seat is not None and not table.undo_refusal(seat)
         out["pace"] = self.pace_of(table)
         out["paused"] = table.id in self.paused

@@ -36,6 +36,7 @@ from ..errors import PeriklesError
 from ..files import write_text
 from ..records import GameRecord, RecordError, read_records
 from ..render.narrate import describe_action, describe_events, who
+from .moves import move_targets
 from .undo import undo_refusal
 
 HUMAN = "human"
@@ -117,6 +118,9 @@ class Table:
     _turn_start: int = field(default=0, init=False, repr=False)  # the turn's first event
     before: Game | None = field(default=None, init=False, repr=False)  # before the last move
     _undo: tuple[int, str] = field(default=(-1, ""), init=False, repr=False)
+    # each player's last move: (its public words, its board places, the step after it)
+    last_moves: dict[int, tuple[str, list[str], int]] = field(default_factory=dict,
+                                                              init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._start()
@@ -124,6 +128,7 @@ class Table:
     def _start(self) -> None:
         self.game = new_game(GameConfig(num_players=len(self.seats)), seed=self.seed)
         self.actions = []
+        self.last_moves = {}
         self.before = None
         self._turn_start = 0
         self.feed = [[] for _ in range(len(self.seats) + 1)]  # each seat's, then the public's
@@ -186,10 +191,12 @@ class Table:
         actor, seen = g.current, len(g.event_log)
         viewers: list[int | None] = [*range(g.n), None]
         words = [f"{who(actor, s)}: {describe_action(g, action, s)}" for s in viewers]
+        places = move_targets(g, action)
         before = g.clone()
         g.apply_action_checked(action)
         self.before = before
         self.actions.append(int(action))
+        self.last_moves[actor] = (words[-1], places, self.step)
         self._narrate(actor, words, seen)
         if save:
             self.save()

@@ -176,3 +176,43 @@ def test_finished_games_are_replayed_only_when_asked_for(tmp_path, monkeypatch) 
     with pytest.raises(TableError, match="unknown seat token"):
         again.seat("not-a-token-of-any-game")
     assert len(replayed) == 3
+
+
+def test_each_players_last_move_is_marked_with_public_words_only(tmp_path) -> None:
+    """``Table.last_moves`` keeps each player's newest move (as a spectator reads it, and
+    the board places it touched), kept through an undo and a restart; the board's marks
+    layer outlines those places in the player's colour, the newest one animated, and the
+    battle being fought."""
+    from perikles_env.engine.phases import Phase
+    from perikles_env.render.svg import PLAYER_COLOURS
+    from perikles_env.web.marks import marks_layer
+
+    from .helpers import public_last_moves, states
+
+    table = make_table(tmp_path, ["human", "heuristic", "random", "heuristic"], 8)
+    rng = np.random.default_rng(2)
+    while not table.game.is_terminal:
+        agents_move(table, rng)
+        if not table.game.is_terminal:
+            table.apply(int(rng.choice(table.game.legal_actions())))
+    games = states(table)
+    assert table.last_moves == public_last_moves(games, table.actions)
+    assert set(table.last_moves) == {0, 1, 2, 3}
+    battles = [g for g in games if g.phase in (Phase.BATTLE_SPECIAL, Phase.CASUALTY)]
+    assert battles and all('class="battle"' in marks_layer(g, {}, None) for g in battles)
+    assert not any('class="battle"' in marks_layer(g, {}, None) for g in games[:20])
+    layer = marks_layer(table.game, table.last_moves, 0)
+    newest = max(step for _, _, step in table.last_moves.values())
+    for p, (words, places, step) in table.last_moves.items():
+        assert words.startswith(f"p{p}") and step <= table.step
+        for place in places:
+            assert f'data-player="{p}" data-place="{place}"' in layer
+        if places:
+            assert f'stroke="{PLAYER_COLOURS[p]}"' in layer
+    assert layer.count('class="last newest"') == len(
+        next(pl for _, pl, s in table.last_moves.values() if s == newest))
+    back = Tables(tmp_path)
+    back.load()
+    again = back.by_id.get(table.id) or back.table(table.id)
+    assert again.last_moves == table.last_moves
+
