@@ -36,7 +36,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .agents import Agent, AgentError, TableLoop, decide, make_agent, split_specs
+from .agents import (
+    Agent,
+    AgentError,
+    TableLoop,
+    check_plays,
+    decide,
+    make_agent,
+    split_specs,
+)
 from .agents.table_loop import ENGINE
 from .cli import CliParser, non_negative_int, player_count, positive_int, seed
 from .engine import Game, GameConfig, Phase, new_game
@@ -295,6 +303,7 @@ def play(
             names.append("you" if auto is None else f"you ({auto.describe()})")
         else:
             agents[p] = make_agent(others.pop(0))
+            check_plays(agents[p], players)
             names.append(agents[p].describe())
     game = new_game(GameConfig(num_players=players), seed=seed)
     rng = np.random.default_rng(seed)
@@ -399,6 +408,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return play_web(args.players, args.seat, specs, args.seed, args.host, args.port,
                             args.allow_remote, 0.8 if args.pace is None else args.pace)
         auto = make_agent(args.auto) if args.auto else None
+        if auto is not None:
+            check_plays(auto, args.players)
         play(args.players, args.seat, specs, game_seed, auto=auto, record=args.record)
     except (AgentError, RecordError) as exc:
         parser.error(str(exc))

@@ -8,7 +8,7 @@ between agents are played by the one table loop (``TableLoop``, ``decide``: tabl
 """
 
 from ..analysis.view import PlayerView
-from .base import Agent, AgentError, game_for
+from .base import Agent, AgentError, check_plays, game_for
 from .heuristic import HeuristicAgent, HeuristicParams
 from .random_agent import RandomAgent
 from .registry import agent_names, make_agent, parse_spec, register_agent, split_specs
@@ -23,6 +23,7 @@ __all__ = [
     "PlayerView",
     "RandomAgent",
     "agent_names",
+    "check_plays",
     "game_for",
     "make_agent",
     "parse_spec",

@@ -60,6 +60,16 @@ class Agent:
         return self.name
 
 
+def check_plays(agent: Agent, players: int) -> None:
+    """Refuse, in one line, a table of ``players`` that ``agent`` cannot play (a network
+    trained for one player count): every tool checks before its first game."""
+    if players not in agent.supported_players:
+        counts = " or ".join(map(str, agent.supported_players))
+        raise AgentError(
+            f"agent {agent.describe()!r} plays only {counts}-player games, not {players}"
+        )
+
+
 def game_for(agent: Agent, game: Game) -> Game:
     """What to pass ``agent.act_state``: the game itself when the agent only reads it
     (``Agent.read_only``), else a copy, so that no agent can change the real game."""

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..engine import NUM_ACTIONS
 from ..errors import IllegalActionError, InvalidConfigError
-from .base import Agent, AgentError, game_for
+from .base import Agent, AgentError, check_plays, game_for
 
 if TYPE_CHECKING:
     from ..engine.game import Game
@@ -52,7 +52,9 @@ CHECKS = (TRUST, ENGINE, FORFEIT, RAISE)
 def decide(agent: Agent, game: Game, player: int, rng: np.random.Generator,
            private: bool = False) -> Any:
     """``agent``'s choice for ``player``: on ``game_for``'s game, or on ``game`` itself when
-    it is already the caller's own copy (``private``, e.g. one handed to a thread)."""
+    it is already the caller's own copy (``private``, e.g. one handed to a thread). An
+    agent that cannot play this player count is refused (``check_plays``)."""
+    check_plays(agent, game.n)
     return agent.act_state(game if private else game_for(agent, game), player, rng)
 
 
@@ -119,6 +121,9 @@ class TableLoop:
     ) -> None:
         if len(seats) != game.n:
             raise InvalidConfigError(f"a {game.n}-player game needs {game.n} seats, got {seats!r}")
+        for seat in seats:
+            if isinstance(seat, Agent):
+                check_plays(seat, game.n)
         if check not in CHECKS:
             raise InvalidConfigError(f"check must be one of {CHECKS}, got {check!r}")
         self.game = game

@@ -27,7 +27,7 @@ from pydantic import Field, field_validator
 from perikles_env.agents import split_specs
 from perikles_env.engine import data as D
 from perikles_env.errors import InvalidConfigError
-from perikles_env.jobs.config_fields import check_backend, check_spec
+from perikles_env.jobs.config_fields import check_backend, check_spec, check_spec_plays
 from perikles_env.jobs.config_schema import Config, Schema, build, read_yaml
 from perikles_env.jobs.run_folder import folder_path, plain_folder_name
 
@@ -71,6 +71,9 @@ class EvalConfig(_Settings):
                 )
         for spec in sorted({spec for lineup in lineups for spec in lineup}):
             check_spec(spec)
+        for lineup in lineups:
+            for spec in set(lineup):
+                check_spec_plays(spec, len(lineup))
         return lineups
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
-from perikles_env.agents import AgentError, make_agent
+from perikles_env.agents import AgentError, check_plays, make_agent
 from perikles_env.engine.backend import resolve_backend
 
 Positive = Annotated[int, Field(gt=0)]
@@ -23,6 +23,14 @@ def check_spec(spec: str) -> str:
     except AgentError as exc:
         raise ValueError(str(exc)) from None
     return spec
+
+
+def check_spec_plays(spec: str, players: int) -> None:
+    """The agent of a spec plays ``players``-player games (a ``ValueError`` in one line)."""
+    try:
+        check_plays(make_agent(spec), players)
+    except AgentError as exc:
+        raise ValueError(str(exc)) from None
 
 
 Spec = Annotated[str, AfterValidator(check_spec)]  # an agent spec that builds

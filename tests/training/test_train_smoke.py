@@ -215,7 +215,8 @@ def test_a_run_started_from_a_search_network_trains_its_policy(tmp_path):
     run = tmp_path / "smoke"
     summary = json.loads((run / "summary.json").read_text())
     assert summary["pretrain"] == {"init_net": {"net": str(path)}}
-    assert f"started from the policy of the search network `{path}`" in (run / "report.md").read_text()
+    report = (run / "report.md").read_text()
+    assert f"started from the policy of the search network `{path}`" in report
     tuned = net_from_ppo(run / "model.zip").state_dict()
     for name, tensor in net.state_dict().items():
         if not name.startswith("value_head."):
