@@ -53,10 +53,14 @@ def viewer_data(record: GameRecord) -> dict[str, Any]:
             out.append(index[s])
         return out
 
-    def frame(game: Game, chose: tuple[int, list[str]] | None, events: int, end: bool) -> None:
+    decisions = len(record.actions)
+
+    def frame(game: Game, chose: tuple[int, list[str]] | None, events: int, end: bool,
+              made: int) -> None:
         caption = f"end of turn {game.turn}" if end else ""
         actor, words = chose if chose is not None else (-1, [""] * len(views))
         frames.append({
+            "where": step_label(made, decisions, end=end),
             "views": [ids(game, v, caption) for v in views],
             "status": _status(game, record, end),
             "actor": actor,
@@ -71,13 +75,13 @@ def viewer_data(record: GameRecord) -> dict[str, Any]:
     chose: tuple[int, list[str]] | None = None
     before: tuple[Game, int] | None = None
     final: Game | None = None
-    for game, action in replay(record):
+    for made, (game, action) in enumerate(replay(record)):
         log = game.event_log
         if before is not None and ends_a_turn(log, len(before[0].event_log)):
             for end in turn_end_states(*before):
-                frame(end, chose, len(end.event_log), end=True)
+                frame(end, chose, len(end.event_log), end=True, made=made)
                 chose = None  # the decision is told once, at its first board
-        frame(game, chose, len(log), end=False)
+        frame(game, chose, len(log), end=False, made=made)
         if action is not None:
             chose = (game.current, [describe_action(game, action, v) for v in views])
             before = (game, action)
@@ -90,8 +94,20 @@ def viewer_data(record: GameRecord) -> dict[str, Any]:
         "svg_head": svg_document([]).removesuffix("</svg>"),
         "sections": sections,
         "frames": frames,
+        "decisions": decisions,
         "events": describe_events(final.event_log),
     }
+
+
+def step_label(made: int, decisions: int, *, end: bool = False) -> str:
+    """Where the slider stands, counted in decisions (a game of 363 decisions has 363, not
+    its frame count, which adds each end of turn and the final board): ``made`` decisions
+    were taken before this board."""
+    if end:
+        return f"end of turn · after decision {made} of {decisions}"
+    if made >= decisions:
+        return f"last board · after all {decisions} decisions"
+    return f"decision {made + 1} of {decisions}"
 
 
 def _title(record: GameRecord, final: Game) -> str:
@@ -217,7 +233,7 @@ function show(s) {
   const f = data.frames[step];
   const v = Number(view.value);
   slider.value = step;
-  document.getElementById("step").textContent = "step " + step + " of " + last;
+  document.getElementById("step").textContent = f.where;
   document.getElementById("board").innerHTML =
     data.svg_head + f.views[v].map(i => data.sections[i]).join("") + "</svg>";
   document.getElementById("status").textContent = f.status;

@@ -85,7 +85,7 @@ def serve(
         stderr_line(f"web: warning: listening on {host}: anyone who reaches this address "
                     "can start games and play in them with a seat link")
     print(f"Perikles web game: {url}/  (games in {tables.folder}, {len(unfinished)} continued, "
-          f"{len(loaded) - len(unfinished)} over)", flush=True)
+          f"{len(loaded) - len(unfinished) + len(tables.shelved)} over)", flush=True)
     app = create_app(server, local_only=not allow_remote)
     uvicorn.run(app, host=host, port=port, log_level="warning")
     return 0

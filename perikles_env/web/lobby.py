@@ -6,21 +6,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from .tables import Table
+from .tables import Summary
 
 
-def seat_label(table: Table, p: int) -> str:
+def seat_label(table: Summary, p: int) -> str:
     seat = table.seats[p]
     if not seat.human:
         return table.names[p]
     return "player" if seat.claimed else "open seat"
 
 
-def lobby_entry(table: Table) -> dict[str, Any]:
-    game = table.game
+def lobby_entry(table: Summary) -> dict[str, Any]:
     over = table.over
     open_seats = [p for p, s in enumerate(table.seats) if s.human and not s.claimed]
-    if game.is_terminal:
+    if table.finished:
         state = "finished"
     elif table.abandoned:
         state = "abandoned"
@@ -37,14 +36,14 @@ def lobby_entry(table: Table) -> dict[str, Any]:
         "chosen_seed": table.chosen_seed,
         "state": state,
         "step": table.step,
-        "turn": int(game.turn),
-        "scores": [int(s) for s in game.scores()] if game.is_terminal else [],
-        "winners": [int(p) for p in game.winners()] if game.is_terminal else [],
+        "turn": table.turn,
+        "scores": table.scores if table.finished else [],
+        "winners": table.winners,
         "watch": f"/watch/{table.id}",
     }
 
 
-def lobby(tables: list[Table]) -> list[dict[str, Any]]:
+def lobby(tables: list[Summary]) -> list[dict[str, Any]]:
     """Open games first, then running, then finished or abandoned ones."""
     order = {"open": 0, "running": 1, "finished": 2, "abandoned": 3}
     entries = [lobby_entry(t) for t in tables]

@@ -96,6 +96,13 @@ def describe(g: Game, action: int) -> Move:
     return Move(action, path, _targets(g, kind, a1, a2, a3), kind in CONFIRM, words)
 
 
+def move_targets(g: Game, action: int) -> list[str]:
+    """The board places an action of the player to act touches, as anyone may see them (no
+    ``special``: that box is the viewer's own row)."""
+    kind, a1, a2, a3 = A.decode(action)
+    return [t for t in _targets(g, kind, a1, a2, a3) if t != "special"]
+
+
 def legal_moves(g: Game) -> list[Move]:
     """Every legal action of the player to act, described for him."""
     return [describe(g, a) for a in g.legal_actions()]

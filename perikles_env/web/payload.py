@@ -22,7 +22,9 @@ from ..render.narrate import PHASE_TITLES, battle_odds, class_words, special_tit
 from ..render.svg import board_svg
 from . import hotspots
 from .forecast import commit_forecast
+from .legend import explain_layer
 from .moves import legal_moves
+from .rules_link import rules_section
 
 FEED_SHOWN = 60  # the newest feed lines in each payload; the page asks for older ones
 
@@ -79,7 +81,7 @@ def seat_payload(
     spectator, who sees the public information only and never moves."""
     to_act = None if game.is_terminal or abandoned else int(game.current)
     moves = legal_moves(game) if to_act == seat and seat is not None else []
-    board = board_svg(game, seat, list(names))
+    board = hotspots.with_layer(board_svg(game, seat, list(names)), explain_layer(game.n))
     if moves:
         targets = [t for m in moves for t in m.targets]
         board = hotspots.with_layer(board, hotspots.layer(targets, game.n, seat))
@@ -96,6 +98,7 @@ def seat_payload(
         "abandoned": abandoned,
         "status": status_line(game, seat, names, abandoned),
         "error": error,
+        "rules": rules_section(game.phase),
         "scores": [int(s) for s in game.scores()],
         "winners": [int(p) for p in game.winners()] if game.is_terminal else [],
         "board": board,

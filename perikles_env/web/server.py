@@ -42,9 +42,12 @@ from ..agents.registry import agent_names, parse_spec
 from ..engine.actions import NUM_ACTIONS
 from ..engine.game import Game
 from .hints import HINT_AGENTS, hints
+from .hotspots import with_layer
 from .lobby import lobby
+from .marks import marks_layer
 from .pages import PAGES, STATIC
 from .payload import seat_payload
+from .rules_link import RULES, rules_html
 from .tables import HUMAN, Table, TableError, Tables
 
 FILE_AGENTS = ("ppo", "rllib")  # agents loaded from a path on the server
@@ -110,6 +113,7 @@ class GameServer:
         self.paces: dict[str, float] = {}  # a table's own pace, set from its pages
         self.paused: set[str] = set()  # tables whose agents wait
         self.hint_agents: dict[str, Agent] = {}
+        self._supported: dict[str, list[int]] = {}  # the player counts of each offered spec
         self.replays: dict[str, asyncio.Task[None]] = {}
 
     def pace_of(self, table: Table) -> float:
@@ -158,6 +162,7 @@ class GameServer:
         feed = table.public_feed if seat is None else table.feed[seat]
         out = seat_payload(table.game, seat, table.names, feed, table.step, table.id,
                            table.error, table.abandoned)
+        out["board"] = with_layer(out["board"], marks_layer(table.game, table.last_moves, seat))
         out["undo"] = seat is not None and not table.undo_refusal(seat)
         out["pace"] = self.pace_of(table)
         out["paused"] = table.id in self.paused
@@ -166,6 +171,12 @@ class GameServer:
             out["record"] = {"path": str(path), "link": f"/api/games/{table.id}/record",
                              "command": f"python -m perikles_env.replay {path} -o game.html"}
         return out
+
+    async def rules_page(self, request: Request) -> Response:
+        """docs/rules.md with an id on each heading: the decision panel links its section."""
+        if not RULES.is_file():
+            return HTMLResponse(PAGES["unknown"], 404, headers=HEADERS)
+        return HTMLResponse(rules_html(), headers=HEADERS)
 
     async def index(self, request: Request) -> Response:
         return HTMLResponse(PAGES["index"], headers=HEADERS)
@@ -178,7 +189,7 @@ class GameServer:
         return HTMLResponse(PAGES["play"], headers=HEADERS)
 
     async def watch_page(self, request: Request) -> Response:
-        if request.path_params["game"] not in self.tables.by_id:
+        if not self.tables.has(request.path_params["game"]):
             return HTMLResponse(PAGES["unknown"], 404, headers=HEADERS)
         return HTMLResponse(PAGES["play"], headers=HEADERS)
 
@@ -225,8 +236,19 @@ class GameServer:
     async def options(self, request: Request) -> Response:
         """What the new-game form offers."""
         agents = [a for a in agent_names() if a not in FILE_AGENTS] + self.offered
-        return JSONResponse({"agents": [HUMAN, *agents], "defaults": self.defaults},
-                            headers=HEADERS)
+        players = {a: await asyncio.to_thread(self.supported_players, a) for a in agents}
+        return JSONResponse({"agents": [HUMAN, *agents], "defaults": self.defaults,
+                             "players": players}, headers=HEADERS)
+
+    def supported_players(self, spec: str) -> list[int]:
+        """The player counts the agent ``spec`` can play (``Agent.supported_players``), so
+        the form marks the others before a game is refused; made once per spec."""
+        if spec not in self._supported:
+            try:
+                self._supported[spec] = sorted(make_agent(spec).supported_players)
+            except (AgentError, OSError, ValueError, ImportError):
+                self._supported[spec] = []  # cannot be made here: the creation says why
+        return self._supported[spec]
 
     async def create(self, request: Request) -> Response:
         body = await _body(request)
@@ -286,7 +308,7 @@ class GameServer:
     async def lobby(self, request: Request) -> Response:
         """Every game, newest first: who sits where, open seats, how far it is; no seed,
         token or join code."""
-        return JSONResponse({"games": lobby(list(self.tables.by_id.values()))},
+        return JSONResponse({"games": lobby(self.tables.summaries())},
                             headers=HEADERS)
 
     async def state(self, request: Request) -> Response:
@@ -455,6 +477,7 @@ def create_app(server: GameServer, local_only: bool = True) -> Starlette:
 
     routes = [
         Route("/", server.index),
+        Route("/rules", server.rules_page),
         Route("/seat/{token}", server.seat_page),
         Route("/join/{code}", server.join_page),
         Route("/watch/{game}", server.watch_page),

@@ -14,7 +14,9 @@ sends its join code, or, in a game that is not private, whoever takes it in the 
 the claim answers with the seat's token, and only once.
 
 A server that starts (again) loads every table from these two files and replays the record,
-so a restart continues each game where it stopped; ``python -m perikles_env.replay
+so a restart continues each game where it stopped. A finished game is only shelved at the
+start (its lobby line read from the files) and replayed when first asked for, so the start
+does not grow with the archive; ``python -m perikles_env.replay
 <games>/<id>/record.jsonl`` shows it in the replay viewer.
 """
 
@@ -34,6 +36,7 @@ from ..errors import PeriklesError
 from ..files import write_text
 from ..records import GameRecord, RecordError, read_records
 from ..render.narrate import describe_action, describe_events, who
+from .moves import move_targets
 from .undo import undo_refusal
 
 HUMAN = "human"
@@ -75,6 +78,28 @@ class Seat:
         return self.spec == HUMAN
 
 
+@dataclass(frozen=True)
+class Summary:
+    """What the lobby shows of a game; read from a finished game's files without replaying
+    it, or from a loaded table."""
+
+    id: str
+    seats: list[Seat]
+    names: list[str]
+    private: bool
+    chosen_seed: bool
+    step: int
+    turn: int
+    finished: bool
+    abandoned: str
+    scores: list[int]
+    winners: list[int]
+
+    @property
+    def over(self) -> bool:
+        return self.finished or bool(self.abandoned)
+
+
 @dataclass
 class Table:
     """One game: its seats, the engine state, the actions so far and each seat's feed."""
@@ -93,6 +118,9 @@ class Table:
     _turn_start: int = field(default=0, init=False, repr=False)  # the turn's first event
     before: Game | None = field(default=None, init=False, repr=False)  # before the last move
     _undo: tuple[int, str] = field(default=(-1, ""), init=False, repr=False)
+    # each player's last move: (its public words, its board places, the step after it)
+    last_moves: dict[int, tuple[str, list[str], int]] = field(default_factory=dict,
+                                                              init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._start()
@@ -100,6 +128,7 @@ class Table:
     def _start(self) -> None:
         self.game = new_game(GameConfig(num_players=len(self.seats)), seed=self.seed)
         self.actions = []
+        self.last_moves = {}
         self.before = None
         self._turn_start = 0
         self.feed = [[] for _ in range(len(self.seats) + 1)]  # each seat's, then the public's
@@ -138,6 +167,13 @@ class Table:
                 return f"p{p} ({seat.spec}) plays only {counts}-player games, not {n}"
         return ""
 
+    def summary(self) -> Summary:
+        g = self.game
+        return Summary(self.id, self.seats, self.names, self.private, self.chosen_seed,
+                       self.step, int(g.turn), g.is_terminal, self.abandoned,
+                       [int(x) for x in g.scores()],
+                       [int(p) for p in g.winners()] if g.is_terminal else [])
+
     def abandon(self, reason: str) -> None:
         """Give the game up: nobody moves any more; the record stays."""
         if self.over:
@@ -155,10 +191,12 @@ class Table:
         actor, seen = g.current, len(g.event_log)
         viewers: list[int | None] = [*range(g.n), None]
         words = [f"{who(actor, s)}: {describe_action(g, action, s)}" for s in viewers]
+        places = move_targets(g, action)
         before = g.clone()
         g.apply_action_checked(action)
         self.before = before
         self.actions.append(int(action))
+        self.last_moves[actor] = (words[-1], places, self.step)
         self._narrate(actor, words, seen)
         if save:
             self.save()
@@ -231,6 +269,8 @@ class Tables:
         self.tokens: dict[str, tuple[Table, int]] = {}
         self.codes: dict[str, tuple[Table, int]] = {}
         self.skipped: list[str] = []  # folders that could not be loaded, with the reason
+        self.shelved: dict[str, Summary] = {}  # finished games not replayed yet
+        self._shelved_keys: dict[str, tuple[str, int]] = {}  # their tokens and codes
 
     def create(self, specs: list[str], seed: int | None = None, private: bool = False) -> Table:
         """A new table; ``specs``: ``"human"`` or an agent spec per seat. Its first human
@@ -281,6 +321,9 @@ class Tables:
     def join(self, code: str) -> tuple[Table, int, str]:
         """The table, seat and token of a join code; a code opens its seat once."""
         found = self.codes.get(normal_code(code)) if isinstance(code, str) else None
+        if found is None and isinstance(code, str) and normal_code(code) in self._shelved_keys:
+            game_id, p = self._shelved_keys[normal_code(code)]
+            found = self._unshelve(game_id), p
         if found is None:
             raise TableError("unknown or already used join code", 404)
         table, p = found
@@ -288,7 +331,7 @@ class Tables:
 
     def take_open_seat(self, game_id: str, p: int) -> str:
         """A seat taken in the lobby: only an open seat of a game that is not private."""
-        table = self.by_id.get(game_id) if isinstance(game_id, str) else None
+        table = self.table(game_id) if self.has(game_id) else None
         if table is None:
             raise TableError("unknown game", 404)
         if not 0 <= p < len(table.seats):
@@ -297,7 +340,29 @@ class Tables:
             raise TableError("this game's seats are joined with their invitation code", 403)
         return self.claim(table, p)
 
+    def has(self, game_id: str) -> bool:
+        return isinstance(game_id, str) and (game_id in self.by_id or game_id in self.shelved)
+
+    def summaries(self) -> list[Summary]:
+        """Every game's lobby line: the loaded tables' and the shelved finished games'."""
+        return [t.summary() for t in self.by_id.values()] + list(self.shelved.values())
+
+    def _unshelve(self, game_id: str) -> Table:
+        """Replay a shelved finished game now that someone asks for it."""
+        del self.shelved[game_id]
+        for key in [k for k, (g, _) in self._shelved_keys.items() if g == game_id]:
+            del self._shelved_keys[key]
+        try:
+            table = _load(self.folder / game_id)
+        except (OSError, ValueError, KeyError, TypeError, PeriklesError) as exc:
+            self.skipped.append(f"{self.folder / game_id}: {exc}")
+            raise TableError("the game's files cannot be read any more", 404) from None
+        self._add(table)
+        return table
+
     def table(self, game_id: str) -> Table:
+        if isinstance(game_id, str) and game_id in self.shelved:
+            return self._unshelve(game_id)
         table = self.by_id.get(game_id) if isinstance(game_id, str) else None
         if table is None:
             raise TableError("unknown game", 404)
@@ -306,18 +371,26 @@ class Tables:
     def seat(self, token: str) -> tuple[Table, int]:
         """The table and seat a token opens; unknown tokens are refused."""
         found = self.tokens.get(token) if isinstance(token, str) else None
+        if found is None and isinstance(token, str) and token in self._shelved_keys:
+            game_id, p = self._shelved_keys[token]
+            found = self._unshelve(game_id), p
         if found is None:
             raise TableError("unknown seat token", 404)
         return found
 
     def load(self) -> list[Table]:
-        """Load every table in the folder (a restart); folders that cannot be loaded are
+        """Load every unfinished table in the folder (a restart) and shelve the finished
+        ones (``shelved``, replayed on first request); folders that cannot be loaded are
         listed in ``skipped`` and left alone."""
         loaded = []
         for folder in sorted(p for p in self.folder.iterdir() if _ID.match(p.name)):
-            if folder.name in self.by_id:
+            if self.has(folder.name):
                 continue
             try:
+                summary = _finished_summary(folder)
+                if summary is not None:
+                    self._shelve(summary)
+                    continue
                 table = _load(folder)
             except (OSError, ValueError, KeyError, TypeError, PeriklesError) as exc:
                 self.skipped.append(f"{folder}: {exc}")
@@ -326,8 +399,19 @@ class Tables:
             loaded.append(table)
         return loaded
 
+    def _shelve(self, summary: Summary) -> None:
+        self.shelved[summary.id] = summary
+        for p, seat in enumerate(summary.seats):
+            if seat.human:
+                self._shelved_keys[seat.token] = (summary.id, p)
+                if seat.code and not seat.claimed:
+                    self._shelved_keys[seat.code] = (summary.id, p)
 
-def _load(folder: Path) -> Table:
+
+def _read_files(folder: Path, agents: bool = True) -> tuple[dict[str, Any], list[Seat],
+                                                            GameRecord]:
+    """seats.json (checked), its seats (with their agents made when ``agents``) and the
+    record, which must belong to it."""
     data = json.loads((folder / "seats.json").read_text(encoding="utf-8"))
     if data.get("format") != SEATS_FORMAT or data.get("id") != folder.name:
         raise RecordError("seats.json is not a seat file of this game")
@@ -337,11 +421,32 @@ def _load(folder: Path) -> Table:
         if spec == HUMAN and len(token) < 16:
             raise RecordError("a human seat has no token")
         seats.append(Seat(spec, token if spec == HUMAN else "",
-                          None if spec == HUMAN else make_agent(spec),
+                          None if spec == HUMAN or not agents else make_agent(spec),
                           str(s.get("code", "")), bool(s.get("claimed", True))))
     record = read_records(folder / "record.jsonl")[0]
     if record.seed != data["seed"] or record.players != len(seats):
         raise RecordError("record.jsonl does not belong to seats.json")
+    return data, seats, record
+
+
+def _finished_summary(folder: Path) -> Summary | None:
+    """The lobby line of a finished game, read from its record's events without replaying
+    it; None for a game that is not finished (or was given up: those load at once)."""
+    if (folder / "abandoned").is_file():
+        return None
+    data, seats, record = _read_files(folder, agents=False)
+    over = [e for e in record.events if e and e[0] == "game_over"]
+    if not over:
+        return None
+    turns = [int(e[1]) for e in record.events if e and e[0] in ("new_turn", "end_turn")]
+    return Summary(folder.name, seats, list(record.agents), bool(data.get("private", False)),
+                   bool(data.get("chosen_seed", False)), len(record.actions),
+                   max(turns, default=1), True, "", [int(x) for x in record.scores],
+                   [int(p) for p in over[-1][2]])
+
+
+def _load(folder: Path) -> Table:
+    data, seats, record = _read_files(folder)
     table = Table(folder.name, int(data["seed"]), seats, folder)
     table.private = bool(data.get("private", False))
     table.chosen_seed = bool(data.get("chosen_seed", False))

@@ -133,6 +133,27 @@ def test_viewer_data_holds_each_steps_state_and_views() -> None:
     assert len(data["events"]) == frames[-1]["events"] > 0
 
 
+def test_the_step_label_counts_decisions_not_frames() -> None:
+    """A game of N decisions reads "decision 1 of N" .. "decision N of N", then the last
+    board "after all N decisions"; the end-of-turn frames say after which decision they
+    come, and never count as decisions themselves."""
+    record, _ = random_record(4, 12)
+    data = viewer_data(record)
+    n = len(record.actions)
+    assert data["decisions"] == n
+    labels = [f["where"] for f in data["frames"]]
+    asked = [w for w in labels if w.startswith("decision ")]
+    assert asked == [f"decision {k} of {n}" for k in range(1, n + 1)]
+    assert labels[-1] == f"last board · after all {n} decisions"
+    ends = [i for i, f in enumerate(data["frames"]) if f["phase"] == "END_OF_TURN"]
+    assert ends
+    for i in ends:
+        after = labels[i + 1]  # the board of the next decision asked
+        k = int(after.split()[1])
+        assert labels[i] == f"end of turn · after decision {k - 1} of {n}"
+    assert f" of {n}" in " ".join(labels) and f" of {len(labels) - 1}" not in " ".join(labels)
+
+
 def test_the_end_of_every_turn_is_a_frame() -> None:
     """The board after each turn's battles and scoring, which no decision shows, is a frame
     of its own: scores as the end_turn event gives them, every location of the turn decided,

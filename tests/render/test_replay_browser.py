@@ -67,9 +67,18 @@ def _frames(record):
 
 
 def shown_step(page) -> int:
-    text = page.inner_text("#step")
-    assert text.startswith("step ")
-    return int(text.split()[1])
+    return int(page.input_value("#slider"))
+
+
+def expected_label(states, step: int) -> str:
+    """The slider's words, counted from the engine: decisions taken before this board."""
+    made = sum(1 for _, end, _ in states[:step] if not end)
+    total = sum(1 for _, end, _ in states if not end) - 1
+    if states[step][1]:
+        return f"end of turn · after decision {made} of {total}"
+    if made == total:
+        return f"last board · after all {total} decisions"
+    return f"decision {made + 1} of {total}"
 
 
 def check_page(page, record, states, step: int, viewer: int | None) -> None:
@@ -77,7 +86,7 @@ def check_page(page, record, states, step: int, viewer: int | None) -> None:
     the decision that led to it."""
     state, end, chose = states[step]
     assert shown_step(page) == step
-    assert page.input_value("#slider") == str(step)
+    assert page.inner_text("#step") == expected_label(states, step)
     assert page.inner_text("#status") == _status(state, record, end)
     board = page.eval_on_selector_all("#board svg text", "els => els.map(e => e.textContent)")
     caption = f"end of turn {state.turn}" if end else ""

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import uvicorn
 
+from perikles_env.engine import Game
 from perikles_env.records import replay
 from perikles_env.render.svg import board_svg
 from perikles_env.web.moves import Move, legal_moves
@@ -137,11 +138,16 @@ def expected_frames(table: Table, seat: int) -> dict[int, str]:
     from perikles_env.records import read_records
 
     record = read_records(table.folder / "record.jsonl")[0]
+    from .helpers import public_last_moves, with_marks
+
     out = {}
+    games: list[Game] = []
     for step, (game, _) in enumerate(replay(record)):
+        games.append(game)
         feed = [line for line in table.feed[seat] if line["step"] <= step]
         payload = seat_payload(game, seat, table.names, feed, step, table.id, table.error)
-        out[step] = json.loads(json.dumps(payload))
+        last = public_last_moves(games, record.actions[:step])
+        out[step] = json.loads(json.dumps(with_marks(payload, game, last, seat)))
     return out
 
 

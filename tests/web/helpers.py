@@ -52,3 +52,26 @@ def expected_payload(table: Table, game: Game, seat: int, step: int) -> dict[str
 
 
 STRENGTH = re.compile(r"\b(hoplite|trireme) [1-4]\b")
+
+
+def public_last_moves(games: list[Game], actions: list[int],
+                      ) -> dict[int, tuple[str, list[str], int]]:
+    """Each player's last move among ``actions`` (``games[i]``: the state before action
+    ``i``) as the server marks it on the board (``Table.last_moves``): public words only."""
+    from perikles_env.render.narrate import describe_action, who
+    from perikles_env.web.moves import move_targets
+
+    out = {}
+    for i, action in enumerate(actions):
+        g = games[i]
+        out[g.current] = (f"{who(g.current, None)}: {describe_action(g, action, None)}",
+                          move_targets(g, action), i + 1)
+    return out
+
+
+def with_marks(payload: dict[str, Any], game: Game, last: dict, seat: int | None) -> dict:
+    """``seat_payload``'s answer with the server's layer of last moves on its board."""
+    from perikles_env.web.hotspots import with_layer
+    from perikles_env.web.marks import marks_layer
+
+    return {**payload, "board": with_layer(payload["board"], marks_layer(game, last, seat))}

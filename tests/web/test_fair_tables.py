@@ -22,6 +22,7 @@ from perikles_env.web.server import GameServer, create_app
 from perikles_env.web.tables import Tables
 
 from .browser import SERVER_KEYS
+from .helpers import public_last_moves, with_marks
 
 SEED = 3141592653  # ten digits: never in an answer by chance
 HEADERS = {"Content-Type": "application/json"}
@@ -150,14 +151,18 @@ def test_every_answer_of_a_game_in_progress_holds_only_what_its_reader_may_know(
         assert data["seat"] == reader
         # the same answer for a hidden state redrawn from the reader's point of view
         game = new_game(GameConfig(num_players=4), seed=SEED)
+        games = [game.clone()]
         for action in table.actions[:data["step"]]:
             game.apply_action(action)
+            games.append(game.clone())
         other = determinize(game, 0 if reader is None else reader, rng) \
             if reader is not None else game
         feed = table.public_feed if reader is None else table.feed[reader]
         feed = [x for x in feed if x["step"] <= data["step"]]
-        assert _strip(data) == seat_payload(other, reader, table.names, feed, data["step"],
-                                            table.id)
+        last = public_last_moves(games, table.actions[:data["step"]])
+        assert _strip(data) == with_marks(
+            seat_payload(other, reader, table.names, feed, data["step"], table.id), other,
+            last, reader)
         checked += 1
     assert checked > 60
 

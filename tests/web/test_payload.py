@@ -202,3 +202,33 @@ def test_the_hotspots_read_the_board_layout_the_picture_is_drawn_from(played, mo
     assert hotspots.box("city:4", game.n, 0) == (200, 228, 180, 170)
     assert hotspots.box("city:4", game.n, 0) in _rects(picture, f"city {D.CITY_NAMES[4]}")
     assert hotspots.box("player:0", game.n, 0)[1] == 614 + 26
+
+
+def test_the_board_explains_its_pieces_and_numbers_the_same_for_every_seat(played):
+    """Every board a page gets carries tooltips (SVG ``<title>``) over each city card, its
+    candidates, cube rows and stack/hand line, each location (militia) and its attack and
+    defence boxes, and each player's row; the words are the same for every seat and step,
+    and the picture under them is ``render.svg``'s, unchanged."""
+    from perikles_env.web.legend import explain_layer
+
+    table, games = played[1]
+    layer = explain_layer(5)
+    root = ET.fromstring('<svg xmlns="http://www.w3.org/2000/svg">' + layer + "</svg>")
+    rects = root.findall(f"{SVG}g/{SVG}rect")
+    kinds = [r.get("data-explains") for r in rects]
+    assert kinds.count("city") == kinds.count("cand") == kinds.count("forces") == 6
+    assert kinds.count("location") == 7 and kinds.count("side") == 14
+    assert kinds.count("player") == 5 and kinds.count("tiles") == 1
+    words = " ".join(r.find(f"{SVG}title").text for r in rects)
+    for said in ("stack H? T?", "hand H?x6", "militia H T", "cand. α β", "statue track",
+                 "Athens", "Megara"):
+        assert said in words
+    for r in rects:  # each lies on the board
+        x, y, w, h = (float(r.get(k)) for k in ("x", "y", "width", "height"))
+        assert x >= 0 and y >= 0 and w > 0 and h > 0
+    for game in (games[0], games[len(games) // 2], games[-1]):
+        for seat in (*range(game.n), None):
+            board = seat_payload(game, seat, table.names, [], 0)["board"]
+            picture = board_svg(game, seat, list(table.names))
+            assert board.startswith(picture.removesuffix("</svg>") + layer)
+    assert explain_layer(3).count('data-explains="player"') == 3

@@ -208,6 +208,23 @@ def test_the_new_game_page_offers_no_file_agents_unless_the_server_does(tmp_path
         assert not any(a.startswith("ppo") for a in c.get("/api/options").json()["agents"])
 
 
+def test_the_new_game_page_is_told_which_counts_each_agent_plays(tmp_path) -> None:
+    """``/api/options`` gives each offered agent's ``supported_players``, so the form marks
+    ``search`` and ``net`` (one network, one count) before a game would be refused."""
+    from perikles_env.agents import make_agent
+
+    server = GameServer(Tables(tmp_path), pace=0.0, offered=["ppo:model.zip"])
+    with TestClient(create_app(server), base_url="http://127.0.0.1") as c:
+        options = c.get("/api/options").json()
+    players = options["players"]
+    assert set(players) == set(options["agents"]) - {"human"}
+    for spec in ("random", "heuristic", "ismcts"):
+        assert players[spec] == [3, 4, 5]
+    for spec in ("search", "net"):
+        assert players[spec] == sorted(make_agent(spec).supported_players) == [4]
+    assert players["ppo:model.zip"] == []  # cannot be made here: its creation says why
+
+
 def test_agents_move_one_at_a_time_at_the_given_pace(tmp_path) -> None:
     pace = 0.1
     server = GameServer(Tables(tmp_path), pace=pace)
@@ -252,3 +269,29 @@ def test_a_trained_agent_offered_on_the_command_line_plays_in_the_page(tmp_path)
         assert table.names[1] == spec and table.error == ""
         feed = " ".join(line["text"] for line in table.feed[0] if line["actor"] in (1, 2))
         assert "p1" in feed and "p2" in feed  # the trained agents moved
+
+
+def test_each_decision_links_its_rules_section(client) -> None:
+    """The payload names the rules section of the decision asked (docs/rules.md), and
+    ``/rules`` serves the document with that heading's id, so the link opens there."""
+    from perikles_env.engine.phases import Phase
+    from perikles_env.web.rules_link import RULES, SECTIONS, headings, rules_section
+
+    game = create(client, ["human", "random", "random", "random"])
+    s = state(client, game["link"].split("/")[-1])
+    assert s["rules"] == {"title": "6. Setup (spec B.1)",
+                          "link": "/rules#6-setup-spec-b1"}
+    page = client.get("/rules")
+    assert page.status_code == 200 and 'id="6-setup-spec-b1"' in page.text
+    text = RULES.read_text(encoding="utf-8")
+    assert "(#17-interpretations-and-engine-decisions-spec-e)" in text  # the doc's own slugs
+    assert 'id="17-interpretations-and-engine-decisions-spec-e"' in page.text
+    assert set(SECTIONS) == set(Phase)
+    for phase in Phase:
+        found = rules_section(phase)
+        assert found is not None, phase
+        number = SECTIONS[phase]
+        assert found["title"].startswith(number + " ") and found["title"] == headings()[
+            number][0]
+        assert f'id="{found["link"].removeprefix("/rules#")}"' in page.text
+    assert rules_section(Phase.COMMIT)["title"].startswith("11.5 One commit step")

@@ -118,3 +118,101 @@ def test_a_table_that_cannot_be_seated_is_refused(tmp_path, specs, message) -> N
     with pytest.raises(TableError, match=message):
         tables.create(specs)
     assert list(tmp_path.iterdir()) == [] and tables.by_id == {}
+
+
+def test_finished_games_are_replayed_only_when_asked_for(tmp_path, monkeypatch) -> None:
+    """A start with many finished game folders replays none of them: the lobby shows them
+    from their files, exactly as a replayed table would; the first request for one (its
+    seat, its page, its join code) replays that one only."""
+    import shutil
+
+    from perikles_env.web import tables as tables_module
+    from perikles_env.web.lobby import lobby_entry
+
+    from .helpers import play_out
+
+    first = Tables(tmp_path)
+    done = first.create(["human", "random", "human"], 5)
+    first.claim(done, 2)
+    play_out(done, 5)
+    running = first.create(["human", "heuristic", "random", "random"], 6)
+    copies = []
+    for i in range(6):  # the archive: finished games under their own ids
+        copy = tmp_path / f"{i:012x}"
+        shutil.copytree(done.folder, copy)
+        seats = json.loads((copy / "seats.json").read_text())
+        seats["id"] = copy.name
+        for seat in seats["seats"]:
+            seat["token"] = seat["token"] and f"{seat['token']}-{i}"
+        (copy / "seats.json").write_text(json.dumps(seats))
+        copies.append((copy.name, seats))
+
+    replayed: list[str] = []
+    real_load = tables_module._load
+    monkeypatch.setattr(tables_module, "_load",
+                        lambda folder: replayed.append(folder.name) or real_load(folder))
+    again = Tables(tmp_path)
+    loaded = again.load()
+    assert [t.id for t in loaded] == [running.id] and replayed == [running.id]
+    assert sorted(again.shelved) == sorted([done.id, *(name for name, _ in copies)])
+    assert again.has(done.id) and not again.has("ffffffffffff")
+
+    entries = {e["id"]: e for e in map(lobby_entry, again.summaries())}
+    assert replayed == [running.id]  # the lobby replays nothing
+    expected = lobby_entry(done.summary())
+    assert expected["state"] == "finished" and expected["scores"] and expected["winners"]
+    assert entries[done.id] == expected
+    for name, _ in copies:
+        assert entries[name] == {**expected, "id": name, "watch": f"/watch/{name}"}
+
+    name, seats = copies[3]
+    table, p = again.seat(seats["seats"][2]["token"])  # a seat link of an archived game
+    assert replayed == [running.id, name] and p == 2 and table.id == name
+    assert table.game.to_dict() == done.game.to_dict() and table.feed == done.feed
+    assert again.seat(seats["seats"][2]["token"]) == (table, 2)  # loaded once
+    assert again.table(done.id).actions == done.actions
+    assert replayed == [running.id, name, done.id]
+    assert name not in again.shelved and len(again.shelved) == 5
+    with pytest.raises(TableError, match="unknown seat token"):
+        again.seat("not-a-token-of-any-game")
+    assert len(replayed) == 3
+
+
+def test_each_players_last_move_is_marked_with_public_words_only(tmp_path) -> None:
+    """``Table.last_moves`` keeps each player's newest move (as a spectator reads it, and
+    the board places it touched), kept through an undo and a restart; the board's marks
+    layer outlines those places in the player's colour, the newest one animated, and the
+    battle being fought."""
+    from perikles_env.engine.phases import Phase
+    from perikles_env.render.svg import PLAYER_COLOURS
+    from perikles_env.web.marks import marks_layer
+
+    from .helpers import public_last_moves, states
+
+    table = make_table(tmp_path, ["human", "heuristic", "random", "heuristic"], 8)
+    rng = np.random.default_rng(2)
+    while not table.game.is_terminal:
+        agents_move(table, rng)
+        if not table.game.is_terminal:
+            table.apply(int(rng.choice(table.game.legal_actions())))
+    games = states(table)
+    assert table.last_moves == public_last_moves(games, table.actions)
+    assert set(table.last_moves) == {0, 1, 2, 3}
+    battles = [g for g in games if g.phase in (Phase.BATTLE_SPECIAL, Phase.CASUALTY)]
+    assert battles and all('class="battle"' in marks_layer(g, {}, None) for g in battles)
+    assert not any('class="battle"' in marks_layer(g, {}, None) for g in games[:20])
+    layer = marks_layer(table.game, table.last_moves, 0)
+    newest = max(step for _, _, step in table.last_moves.values())
+    for p, (words, places, step) in table.last_moves.items():
+        assert words.startswith(f"p{p}") and step <= table.step
+        for place in places:
+            assert f'data-player="{p}" data-place="{place}"' in layer
+        if places:
+            assert f'stroke="{PLAYER_COLOURS[p]}"' in layer
+    assert layer.count('class="last newest"') == len(
+        next(pl for _, pl, s in table.last_moves.values() if s == newest))
+    back = Tables(tmp_path)
+    back.load()
+    again = back.by_id.get(table.id) or back.table(table.id)
+    assert again.last_moves == table.last_moves
+

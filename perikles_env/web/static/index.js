@@ -5,6 +5,7 @@
 const $ = (id) => document.getElementById(id);
 let defaults = {};
 let agents = [];
+let counts = {};  // agent spec -> the player counts it can play (/api/options "players")
 
 function el(tag, text, attrs) {
   const e = document.createElement(tag);
@@ -32,8 +33,47 @@ function seatInputs() {
     const label = el("label", "p" + p, {"for": "seat" + p});
     const input = el("input", undefined, {id: "seat" + p, "class": "spec", list: "agents"});
     input.value = old[p] || seats[p] || (p === 0 ? "human" : $("strength").value);
-    row.append(label, input);
+    input.addEventListener("input", markAgents);
+    const note = el("span", "", {"class": "unsupported error"});
+    note.hidden = true;
+    row.append(label, input, " ", note);
     box.append(row);
+  }
+  markAgents();
+}
+
+// Whether an agent spec can play an n-player game: its own counts, else its name's.
+function canPlay(spec, n) {
+  const known = counts[spec] || counts[spec.split(":")[0]];
+  return !known || !known.length || known.includes(n);
+}
+
+function playsOnly(spec) {
+  const known = counts[spec] || counts[spec.split(":")[0]] || [];
+  return "plays only " + known.join(" or ") + "-player games";
+}
+
+// Mark the agents that cannot play the chosen player count: disabled in the strength menu,
+// labelled in the seat suggestions, and a note beside any seat that names one.
+function markAgents() {
+  const n = Number($("players").value);
+  for (const option of $("strength").options) {
+    option.disabled = !canPlay(option.value, n);
+    option.title = option.disabled ? playsOnly(option.value) : "";
+  }
+  if ($("strength").selectedOptions[0].disabled) $("strength").value = "heuristic";
+  for (const option of $("agents").options) {
+    option.label = canPlay(option.value, n) ? "" : "cannot play " + n + " players: "
+      + playsOnly(option.value);
+    option.dataset.unsupported = canPlay(option.value, n) ? "" : "yes";
+  }
+  for (const input of $("seats").querySelectorAll("input")) {
+    const note = input.parentElement.querySelector(".unsupported");
+    const spec = input.value.trim();
+    const bad = spec !== "human" && spec !== "" && !canPlay(spec, n);
+    note.textContent = bad ? "cannot play " + n + " players: " + playsOnly(spec) : "";
+    note.hidden = !bad;
+    input.classList.toggle("refused", bad);
   }
 }
 
@@ -41,6 +81,7 @@ function setStrength() {
   for (const input of $("seats").querySelectorAll("input")) {
     if (input.value !== "human") input.value = $("strength").value;
   }
+  markAgents();
 }
 
 async function post(url, body) {
@@ -140,6 +181,7 @@ async function init() {
   const data = await reply.json();
   defaults = data.defaults || {};
   agents = data.agents;
+  counts = data.players || {};
   for (const a of agents) $("agents").append(el("option", undefined, {value: a}));
   if (defaults.seats) $("players").value = String(defaults.seats.length);
   if (defaults.seed !== undefined) $("seed").value = String(defaults.seed);

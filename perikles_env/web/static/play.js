@@ -120,6 +120,11 @@ function renderTurn(p) {
     : "Waiting for p" + p.to_act + " (" + p.names[p.to_act] + "): " + p.phase;
   $("only").textContent = p.only;
   $("only").hidden = !p.only;
+  $("rules").hidden = !p.rules;  // the rules section of this decision (docs/rules.md)
+  if (p.rules) {
+    $("rules-link").textContent = p.rules.title;
+    $("rules-link").href = p.rules.link;
+  }
   $("undo").hidden = !p.undo;
   $("hint").hidden = $("hint-agent").hidden = !mine;
   const chooser = $("chooser");
