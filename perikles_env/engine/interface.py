@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from abc import ABCMeta, abstractmethod
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import IllegalActionError
 from . import actions as A
@@ -24,8 +24,6 @@ from .phases import Phase
 from .state import GameConfig, GameState
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
-
     from .game import Game
 
 # Declared maximum number of decisions (apply_action calls) in one game, checked by the
@@ -37,6 +35,8 @@ if TYPE_CHECKING:
 # step, which could in theory reach ~6,000: a game that reaches it unfinished is *truncated*
 # (``is_truncated``); the environments and the evaluator record it as such.
 MAX_GAME_DECISIONS = 1000
+
+_G = TypeVar("_G", bound="GameInterface")  # the engine of the game at hand
 
 # Feature blocks written after an observation: each (writer(game, player, out), length).
 FeatureBlocks = tuple[tuple[Callable[..., Any], int], ...]
@@ -69,7 +69,7 @@ class GameInterface(GameState, metaclass=ABCMeta):
         on this engine."""
 
     @abstractmethod
-    def clone(self) -> Self:
+    def clone(self: _G) -> _G:
         """An independent copy on the same engine."""
 
     # ---- play ------------------------------------------------------------------------------
@@ -229,7 +229,7 @@ class GameInterface(GameState, metaclass=ABCMeta):
     # ---- what searches need ----------------------------------------------------------------
 
     @abstractmethod
-    def determinized(self, player: int, seed: int, record: bool) -> Self:
+    def determinized(self: _G, player: int, seed: int, record: bool) -> _G:
         """A copy on the same engine with everything hidden from seat ``player`` resampled
         from ``Rng(seed)`` (the same sample on both engines); ``record``: whether the copy
         logs events. ``determinize.determinize`` checks the arguments and calls this."""
