@@ -39,7 +39,7 @@ generate: $(STAMP)
 	$(VPY) scripts/gen_action_docs.py --write
 
 test: venv
-	$(VPY) -m pytest -n 2 -q
+	$(VPY) -m pytest -n 2 --dist worksteal -q
 
 # exit code 5 (no slow tests collected) is not an error here
 test-slow: venv

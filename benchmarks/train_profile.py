@@ -4,6 +4,7 @@ profiler), cProfile's own time summed by area.
 
     python benchmarks/train_profile.py                      # configs/default.yaml
     python benchmarks/train_profile.py --config long --steps 8192
+    python benchmarks/train_profile.py --override ppo.learner=lean   # the lean learner
 
 Imitation, evaluation and checkpoints are switched off: this profiles the PPO phase only.
 Each part is the cumulative time of one entry point (the env's step, the heuristic's
@@ -18,6 +19,7 @@ import argparse
 import cProfile
 import pstats
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from perikles_env.evaluation.for_trainers import TOURNAMENT
@@ -31,6 +33,7 @@ from perikles_env.training.ppo.train import train
 # rows of the path not taken read 0.
 PARTS = (
     ("rollout collection (SB3)", "ppo_mask/ppo_mask.py", "collect_rollouts"),
+    ("rollout collection (lean learner)", "training/ppo/lean_ppo.py", "collect_rollouts"),
     ("  policy forward passes (the learner)", "agents/ppo_policy.py", "forward"),
     ("  env steps, Python envs (opponents, engine, observation)", "single_agent/env.py", "step"),
     ("    heuristic opponents (all personalities)", "agents/heuristic/agent.py", "act_state"),
@@ -40,6 +43,7 @@ PARTS = (
     ("    C++ steps (engine, native opponents, observation, features)", "vector/env.py", "step"),
     ("    self-play snapshot opponents (batched network)", "agents/ppo.py", "act_batch"),
     ("PPO update (MaskablePPO.train)", "ppo_mask/ppo_mask.py", "train"),
+    ("PPO update (lean learner)", "training/ppo/lean_ppo.py", "train"),
 )
 
 
@@ -51,7 +55,7 @@ def cumulative(stats: dict, path_end: str, name: str) -> float:
     )
 
 
-def profile(config_name: str, steps: int) -> None:
+def profile(config_name: str, steps: int, extra: Sequence[str] = ()) -> None:
     overrides = [
         "pretrain.decisions=0", "eval.every=0", "eval.final_games=0", "eval.agreement_games=0",
         f"train.total_timesteps={steps}", "train.vec_env=dummy", "train.progress_bar=false",
@@ -59,6 +63,7 @@ def profile(config_name: str, steps: int) -> None:
         # snapshots from the first quarter on, as in a real run (they exist after its first
         # snapshot_every steps, most of it), so the self-play opponents are profiled too
         f"opponents.snapshot_every={max(1, steps // 4)}",
+        *extra,
     ]
     config = load_config(find_config(config_name), overrides)
     with tempfile.TemporaryDirectory() as tmp:
@@ -81,8 +86,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", default="default", help="shipped config name or path")
     parser.add_argument("--steps", type=int, default=8192, help="learner steps to profile")
+    parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args()
-    profile(args.config, args.steps)
+    profile(args.config, args.steps, args.override)
 
 
 if __name__ == "__main__":

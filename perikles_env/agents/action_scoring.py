@@ -42,14 +42,32 @@ def add_action_heads(module: torch.nn.Module, latent: int, activation_fn: Any) -
 def action_logits(module: Any, obs: torch.Tensor, latent: torch.Tensor) -> torch.Tensor:
     """Unmasked logits [batch, NUM_ACTIONS] of ``module``'s heads for observations ``obs``
     (the per-action block last) and the state network's output ``latent``."""
+    rows, ids, features = scored_actions(obs)
+    return scored_logits(module, latent, rows, ids, features)
+
+
+def scored_actions(obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The scored entries of the per-action block at the end of ``obs``: their rows, their
+    action ids and their features ``[scored, k]`` (a few dozen of the 957 ids per row)."""
     per_action = obs[:, -SIZE:].reshape(obs.shape[0], -1, PER_ACTION)  # [batch, ids, k]
+    rows, ids = torch.nonzero(per_action[:, :, SCORED] > 0, as_tuple=True)
+    return rows, ids, per_action[rows, ids]
+
+
+def scored_logits(
+    module: Any,
+    latent: torch.Tensor,
+    rows: torch.Tensor,
+    ids: torch.Tensor,
+    features: torch.Tensor,
+) -> torch.Tensor:
+    """Unmasked logits [batch, NUM_ACTIONS] from the state network's output ``latent`` and
+    the scored entries (``scored_actions``; a learner may store them sparse)."""
     context = module.action_context(latent)
     # An action without features (all zero) scores mlp(context) (the embedding has no
-    # bias), the same for every such id: one per row, then the scored ids only (a few
-    # dozen of 957), which keeps the update as cheap as the flat head's.
+    # bias), the same for every such id: one per row, then the scored ids only, which keeps
+    # the update as cheap as the flat head's.
     blank = module.action_score(context)  # [batch, 1]
-    rows, ids = torch.nonzero(per_action[:, :, SCORED] > 0, as_tuple=True)
-    features = per_action[rows, ids]  # [scored, k]
     own = module.action_score(context[rows] + module.action_embed(features)).squeeze(-1)
     own = own - blank[rows, 0] + module.action_linear(features).squeeze(-1)
     return (module.action_net(latent) + blank).index_put((rows, ids), own, accumulate=True)

@@ -25,7 +25,7 @@ SINGLE_AGENT = {"win_random": "21f04f4cbe442ccf", "mixed": "e3d3d6bd713780b8",
                 "seatless": "fcfbbb39799d1043"}
 NATIVE_VEC = {"shaped": "eeb207b6dadd9c33", "win": "4f3ed0e96391f071",
               "cut": "4a92ee955c852c38"}
-RLLIB = {"all": "8b8407a34c655af9", "opp": "7ca12cef4a0c3d7e", "cut": "49e194b01a0ff118"}
+RLLIB = {"all": "8b8407a34c655af9", "opp": "399708dbd058ed3f", "cut": "49e194b01a0ff118"}
 
 
 def digest(items: Any) -> str:

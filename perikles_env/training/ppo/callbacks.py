@@ -178,6 +178,27 @@ class SelfPlayCallback(BaseCallback):
         return True
 
 
+class CurriculumCallback(BaseCallback):
+    """``opponents.curriculum``: before each rollout, the league of the run's stage
+    (``SelfPlayPool.advance``) for the games dealt from then on."""
+
+    def __init__(self, pool: SelfPlayPool) -> None:
+        super().__init__()
+        self.pool = pool
+
+    def _on_training_start(self) -> None:
+        self.pool.advance(self.model.num_timesteps)
+        self.training_env.env_method("set_opponents", self.pool.pool())
+
+    def _on_rollout_start(self) -> None:
+        if self.pool.advance(self.model.num_timesteps):
+            self.training_env.env_method("set_opponents", self.pool.pool())
+        self.logger.record("train/curriculum_stage", self.pool.stage)
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class EvalCallback(BaseCallback):
     """Every ``every`` learner steps: win rates against the baselines (the evaluator)."""
 

@@ -114,14 +114,44 @@ class RewardSection(Schema):
         return RewardConfig(**self.model_dump())
 
 
+class CurriculumStage(Schema):
+    """One stage of ``opponents.curriculum``: the league until ``until`` learner steps."""
+
+    until: Positive
+    weights: dict[str, Weight] = Field(min_length=1)
+
+    @field_validator("weights")
+    @classmethod
+    def _fixed_agents(cls, weights: dict[str, float]) -> dict[str, float]:
+        for key in weights:
+            if key in SELF_KEYS:
+                raise ValueError(f"{key}: a stage names fixed agents (snapshots: `weights`)")
+            check_spec(key)
+        if sum(weights.values()) <= 0:
+            raise ValueError("a stage needs a positive weight")
+        return weights
+
+
 class OpponentSection(Schema):
-    """Who plays the other seats: agent specs and snapshots of the learner, by weight."""
+    """Who plays the other seats: agent specs and snapshots of the learner, by weight;
+    ``curriculum``: earlier leagues, each until a number of learner steps, before
+    ``weights`` (every spec of every stage is dealt from the first game on, at weight 0
+    outside its stages: the C++ vector env seats the players it was made with)."""
 
     weights: dict[str, Weight] = Field(default_factory=lambda: {"random": 1.0}, min_length=1)
+    curriculum: list[CurriculumStage] = Field(default_factory=list)
     snapshot_every: Count = 0
     max_snapshots: Positive = 5
     snapshot_deterministic: bool = False
     same_table: Annotated[float, Field(ge=0, le=1)] = 0.0  # share of one-spec tables
+
+    @field_validator("curriculum")
+    @classmethod
+    def _ordered(cls, stages: list[CurriculumStage]) -> list[CurriculumStage]:
+        ends = [stage.until for stage in stages]
+        if ends != sorted(set(ends)):
+            raise ValueError(f"the stages' `until` must increase, got {ends}")
+        return stages
 
     @field_validator("weights")
     @classmethod
@@ -165,6 +195,9 @@ class PPOSection(Schema):
     activation: Literal["tanh", "relu"] = "tanh"
     action_head: Literal[tuple(ACTION_HEADS)] = "flat"  # type: ignore[valid-type]
     init_net: str | None = None  # a search network (.pkn; net: the shipped one) to start from
+    # sb3: sb3-contrib's MaskablePPO as it is; lean: the same algorithm with a sparse rollout
+    # (training/ppo/lean_ppo.py; needs action_head: scoring). Both write the same model files.
+    learner: Literal["sb3", "lean"] = "sb3"
 
     def init_net_path(self) -> str:
         """``init_net`` as a path: ``net`` is the shipped network (the ``net`` agent's)."""
@@ -284,6 +317,8 @@ class TrainConfig(Config):
                 "scoring reads the per-action block, which must come last: "
                 "end env.features with actions",
             )
+        if self.ppo.learner == "lean" and self.ppo.action_head != "scoring":
+            raise FieldError("ppo.learner", "lean needs ppo.action_head: scoring")
         if self.ppo.init_net is not None:
             if self.ppo.action_head != "scoring":
                 raise FieldError("ppo.init_net", "needs ppo.action_head: scoring (the network's)")

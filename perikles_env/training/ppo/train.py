@@ -116,7 +116,10 @@ def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
     lr: Any = p.learning_rate
     if p.lr_schedule == "linear":
         lr = BudgetLinearSchedule(p.learning_rate)
-    model = MaskablePPO(
+    algorithm = MaskablePPO
+    if p.learner == "lean":
+        from .lean_ppo import LeanMaskablePPO as algorithm
+    model = algorithm(
         POLICIES[ACTION_HEADS[p.action_head]],
         env,
         learning_rate=lr,
@@ -267,6 +270,7 @@ def start_run(
     state = RunState.from_dict(checkpoint.extra["run_state"]) if checkpoint else RunState()
     selfplay = SelfPlayPool(config.opponents)
     selfplay.restore({"snapshots": state.snapshots})
+    selfplay.advance(state.timesteps)  # a resumed run deals its stage's league at once
     run = Run(
         config, run_dir, command, state, None, selfplay, stop, evaluator, wall_start=wall_start
     )
@@ -309,6 +313,7 @@ def make_callbacks(run: Run) -> tuple[list[Any], Any]:
     """The SB3 callbacks of ``run`` and its ``StopCallback``."""
     from .callbacks import (
         CheckpointCallback,
+        CurriculumCallback,
         EvalCallback,
         ProgressCallback,
         SelfPlayCallback,
@@ -322,6 +327,8 @@ def make_callbacks(run: Run) -> tuple[list[Any], Any]:
     stopper = StopCallback(run.stop)
     stats = StatsCallback(state, clock, progress=folder / "progress.json")
     callbacks: list[Any] = [stats, stopper]
+    if config.opponents.curriculum:
+        callbacks.append(CurriculumCallback(run.selfplay))
     if config.opponents.snapshot_every > 0:
         every = config.opponents.snapshot_every
         callbacks.append(

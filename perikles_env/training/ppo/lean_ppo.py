@@ -1,0 +1,304 @@
+"""MaskablePPO's algorithm with a rollout and an update that move only what the network reads
+(``ppo.learner: lean``; the policy must be ``ActionScoringPolicy``, ``ppo.action_head: scoring``).
+
+Why: with the league in C++, the trainer's time is the learner's, and most of it is not the
+network's arithmetic. An observation is 10,290 floats, 8,613 of them the per-action block,
+of which a row scores a few dozen ids; SB3's buffer stores the block dense, copies it three
+times per minibatch (swap, fancy index, tensor) and rebuilds it per epoch, and its masked
+distribution builds the full categorical object at every step. Here:
+
+* the rollout keeps the state columns dense (``[steps, envs, state]`` tensors, written in
+  place) and the per-action block **sparse** (the scored entries' sample, id and features),
+  so an update gathers a few MB instead of hundreds;
+* the logits come from ``action_scoring.scored_logits`` (the code ``ActionScoringPolicy``
+  itself runs), masked as sb3-contrib masks them (``-1e8``), with the log-probability and
+  entropy of ``MaskableCategorical``;
+* the forward passes of the rollout run under ``torch.inference_mode``.
+
+Everything else is MaskablePPO's, unchanged: the same policy object and optimizer, the same
+loss (clipped surrogate, value MSE, entropy bonus, gradient clipping, per-minibatch
+advantage normalisation, ``target_kl`` early stop), GAE and the truncation bootstrap, the
+callbacks and the logger's keys. So checkpoints, ``model.zip`` and ``ppo:<path>`` are the
+SB3 path's, byte for byte in layout. Throughput side by side: benchmarks/learner_speed.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.utils import explained_variance
+from torch.nn import functional as F
+
+from perikles_env.agents.action_scoring import scored_logits
+from perikles_env.analysis.action_features import PER_ACTION, SCORED, SIZE
+
+MASKED_LOGIT = -1e8  # sb3-contrib's MaskableCategorical fills masked logits with this
+
+
+class SparseRollout:
+    """One rollout: dense state columns, masks and scalars per (step, env); the per-action
+    block's scored entries as flat arrays, with each sample's slice (``starts``, ``counts``)."""
+
+    def __init__(self, steps: int, envs: int, state_size: int, actions: int) -> None:
+        self.steps, self.envs = steps, envs
+        self.states = torch.zeros((steps, envs, state_size), dtype=torch.float32)
+        self.masks = torch.zeros((steps, envs, actions), dtype=torch.bool)
+        shape = (steps, envs)
+        self.actions = torch.zeros(shape, dtype=torch.long)
+        self.log_probs = torch.zeros(shape, dtype=torch.float32)
+        self.values = np.zeros(shape, dtype=np.float32)
+        self.rewards = np.zeros(shape, dtype=np.float32)
+        self.episode_starts = np.zeros(shape, dtype=np.float32)
+        self.advantages = np.zeros(shape, dtype=np.float32)
+        self.returns = np.zeros(shape, dtype=np.float32)
+        self._entries: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def reset(self) -> None:
+        self._entries = []
+
+    def add_entries(self, step: int, envs: np.ndarray, ids: np.ndarray, features: np.ndarray):
+        self._entries.append((step * self.envs + envs, ids, features))
+
+    def finish(self, last_values: np.ndarray, dones: np.ndarray, gamma: float, lam: float):
+        """GAE(lambda) and the returns (SB3's ``compute_returns_and_advantage``), then the
+        scored entries flattened in sample order."""
+        last_gae = np.zeros(self.envs, dtype=np.float32)
+        for step in reversed(range(self.steps)):
+            if step == self.steps - 1:
+                next_non_terminal = 1.0 - dones.astype(np.float32)
+                next_values = last_values
+            else:
+                next_non_terminal = 1.0 - self.episode_starts[step + 1]
+                next_values = self.values[step + 1]
+            delta = (
+                self.rewards[step] + gamma * next_values * next_non_terminal - self.values[step]
+            )
+            last_gae = delta + gamma * lam * next_non_terminal * last_gae
+            self.advantages[step] = last_gae
+        self.returns = self.advantages + self.values
+        samples = np.concatenate([e[0] for e in self._entries])  # in sample order already
+        self.entry_ids = torch.from_numpy(np.concatenate([e[1] for e in self._entries]))
+        self.entry_features = torch.from_numpy(np.concatenate([e[2] for e in self._entries]))
+        counts = np.bincount(samples, minlength=self.steps * self.envs)
+        self.counts = torch.from_numpy(counts)
+        self.starts = torch.from_numpy(np.concatenate(([0], np.cumsum(counts)[:-1])))
+
+    def minibatch(self, index: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The samples ``index`` (into the flattened steps x envs), with their entries
+        renumbered to rows of the minibatch."""
+        counts = self.counts[index]
+        rows = torch.repeat_interleave(torch.arange(len(index)), counts)
+        first = torch.repeat_interleave(self.starts[index], counts)
+        offsets = torch.arange(len(rows)) - torch.repeat_interleave(
+            torch.cumsum(counts, 0) - counts, counts
+        )
+        entries = first + offsets
+        flat = self.steps * self.envs
+        return {
+            "states": self.states.view(flat, -1)[index],
+            "masks": self.masks.view(flat, -1)[index],
+            "actions": self.actions.view(flat)[index],
+            "old_log_probs": self.log_probs.view(flat)[index],
+            "advantages": torch.from_numpy(self.advantages.reshape(flat))[index],
+            "returns": torch.from_numpy(self.returns.reshape(flat))[index],
+            "rows": rows,
+            "ids": self.entry_ids[entries],
+            "features": self.entry_features[entries],
+        }
+
+
+def split_observations(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The state columns and the scored entries (env, id, features) of a batch of
+    observations whose last block is the per-action block."""
+    obs = np.asarray(obs, dtype=np.float32)
+    block = obs[:, -SIZE:].reshape(obs.shape[0], -1, PER_ACTION)
+    envs, ids = np.nonzero(block[:, :, SCORED] > 0)
+    return obs[:, :-SIZE], envs, ids, block[envs, ids]
+
+
+def masked_log_probs(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    return torch.log_softmax(torch.where(masks, logits, MASKED_LOGIT), dim=-1)
+
+
+def masked_entropy(log_probs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """``MaskableCategorical.entropy``: -sum p log p over the legal ids. The masked ids'
+    log-probabilities (about -1e8) are replaced by 0 before ``exp`` (whose slow path they
+    would take, a tenth of the update) and their terms dropped."""
+    legal = torch.where(masks, log_probs, 0.0)
+    return -torch.where(masks, legal.exp() * legal, 0.0).sum(-1)
+
+
+class LeanMaskablePPO(MaskablePPO):
+    """MaskablePPO for ``ActionScoringPolicy`` with the sparse rollout (module docstring)."""
+
+    def _setup_model(self) -> None:
+        super()._setup_model()
+        from perikles_env.agents.ppo_policy import ActionScoringPolicy
+
+        if not isinstance(self.policy, ActionScoringPolicy):
+            raise TypeError("ppo.learner: lean needs ppo.action_head: scoring")
+        size = int(self.observation_space.shape[0])  # type: ignore[index]
+        assert isinstance(self.action_space, spaces.Discrete)
+        self.rollout = SparseRollout(
+            self.n_steps, self.n_envs, size - SIZE, int(self.action_space.n)
+        )
+        self.rollout_buffer = None  # type: ignore[assignment]  # SB3's dense one is not used
+
+    # ---- the network, read the way ActionScoringPolicy reads it -------------------------
+
+    def _heads(
+        self, states: torch.Tensor, rows: torch.Tensor, ids: torch.Tensor, features: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        latent_pi, latent_vf = self.policy.mlp_extractor(states)
+        logits = scored_logits(self.policy, latent_pi, rows, ids, features)
+        return logits, self.policy.value_net(latent_vf).flatten()
+
+    def _values(self, obs: np.ndarray) -> np.ndarray:
+        states, _, _, _ = split_observations(obs)
+        with torch.inference_mode():
+            _, latent_vf = self.policy.mlp_extractor(torch.from_numpy(states))
+            return self.policy.value_net(latent_vf).flatten().numpy()
+
+    # ---- rollout ------------------------------------------------------------------------
+
+    def collect_rollouts(  # type: ignore[override]
+        self, env: Any, callback: Any, rollout_buffer: Any, n_rollout_steps: int,
+        use_masking: bool = True,
+    ) -> bool:
+        assert self._last_obs is not None, "No previous observation was provided"
+        self.policy.set_training_mode(False)
+        store = self.rollout
+        store.reset()
+        callback.on_rollout_start()
+        dones = np.zeros(self.n_envs, dtype=bool)
+        for step in range(n_rollout_steps):
+            states, envs, ids, features = split_observations(self._last_obs)
+            masks = torch.from_numpy(np.asarray(env.env_method("action_masks"), dtype=bool))
+            state_t = torch.from_numpy(states)
+            with torch.inference_mode():
+                logits, values = self._heads(
+                    state_t, torch.from_numpy(envs), torch.from_numpy(ids),
+                    torch.from_numpy(features),
+                )
+                masked = torch.where(masks, logits, MASKED_LOGIT)
+                actions = torch.multinomial(torch.softmax(masked, dim=-1), 1).squeeze(1)
+                chosen = torch.log_softmax(masked, dim=-1).gather(1, actions[:, None]).squeeze(1)
+            new_obs, rewards, dones, infos = env.step(actions.numpy())
+            self.num_timesteps += env.num_envs
+            callback.update_locals(locals())
+            if not callback.on_step():
+                return False
+            self._update_info_buffer(infos, dones)
+            rewards = np.asarray(rewards, dtype=np.float32).copy()
+            for idx in np.flatnonzero(dones):  # time-outs bootstrap with the value
+                info = infos[idx]
+                terminal = info.get("terminal_observation")
+                if terminal is not None and info.get("TimeLimit.truncated", False):
+                    rewards[idx] += self.gamma * float(self._values(terminal[None])[0])
+            store.states[step].copy_(state_t)
+            store.masks[step].copy_(masks)
+            store.actions[step].copy_(actions)
+            store.log_probs[step].copy_(chosen)
+            store.values[step] = values.numpy()
+            store.rewards[step] = rewards
+            store.episode_starts[step] = self._last_episode_starts
+            store.add_entries(step, envs, ids, features)
+            self._last_obs = new_obs
+            self._last_episode_starts = dones
+        store.finish(self._values(new_obs), dones, self.gamma, self.gae_lambda)
+        callback.on_rollout_end()
+        return True
+
+    # ---- update -------------------------------------------------------------------------
+
+    def _loss(
+        self, batch: dict[str, torch.Tensor], clip_range: float, clip_range_vf: float | None,
+        old_values: torch.Tensor, stats: dict[str, list[float]],
+    ) -> tuple[torch.Tensor, float]:
+        """MaskablePPO's loss on one minibatch, and its approximate KL (``stats`` gets the
+        logged terms)."""
+        logits, values = self._heads(
+            batch["states"], batch["rows"], batch["ids"], batch["features"]
+        )
+        log_all = masked_log_probs(logits, batch["masks"])
+        log_prob = log_all.gather(1, batch["actions"][:, None]).squeeze(1)
+        entropy = masked_entropy(log_all, batch["masks"])
+        advantages = batch["advantages"]
+        if self.normalize_advantage and len(advantages) > 1:
+            advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        ratio = torch.exp(log_prob - batch["old_log_probs"])
+        clipped = torch.clamp(ratio, 1 - clip_range, 1 + clip_range)
+        policy_loss = -torch.min(advantages * ratio, advantages * clipped).mean()
+        values_pred = values
+        if clip_range_vf is not None:
+            values_pred = old_values + torch.clamp(values - old_values, -clip_range_vf,
+                                                   clip_range_vf)
+        value_loss = F.mse_loss(batch["returns"], values_pred)
+        entropy_loss = -torch.mean(entropy)
+        stats["pg"].append(policy_loss.item())
+        stats["clip"].append(torch.mean((torch.abs(ratio - 1) > clip_range).float()).item())
+        stats["value"].append(value_loss.item())
+        stats["entropy"].append(entropy_loss.item())
+        with torch.no_grad():
+            log_ratio = log_prob - batch["old_log_probs"]
+            approx_kl = float(torch.mean((torch.exp(log_ratio) - 1) - log_ratio))
+        loss = policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss
+        return loss, approx_kl
+
+    def train(self) -> None:
+        self.policy.set_training_mode(True)
+        self._update_learning_rate(self.policy.optimizer)
+        progress = self._current_progress_remaining
+        clip_range = self.clip_range(progress)  # type: ignore[operator]
+        clip_range_vf = None if self.clip_range_vf is None else self.clip_range_vf(progress)  # type: ignore[operator]
+        store = self.rollout
+        flat = store.steps * store.envs
+        all_old_values = torch.from_numpy(store.values.reshape(flat))
+        stats: dict[str, list[float]] = {"pg": [], "clip": [], "value": [], "entropy": []}
+        approx_kl_divs: list[float] = []
+        loss = torch.zeros(())
+        stop = False
+        for _ in range(self.n_epochs):
+            approx_kl_divs = []
+            order = torch.randperm(flat)
+            for start in range(0, flat, self.batch_size):
+                index = order[start : start + self.batch_size]
+                loss, approx_kl = self._loss(
+                    store.minibatch(index), clip_range, clip_range_vf, all_old_values[index], stats
+                )
+                approx_kl_divs.append(approx_kl)
+                if self.target_kl is not None and approx_kl > 1.5 * self.target_kl:
+                    stop = True
+                    break
+                self.policy.optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
+                self.policy.optimizer.step()
+            self._n_updates += 1
+            if stop:
+                break
+        self._log_update(stats, approx_kl_divs, loss, clip_range, clip_range_vf)
+
+    def _log_update(
+        self, stats: dict[str, list[float]], approx_kl_divs: list[float], loss: torch.Tensor,
+        clip_range: float, clip_range_vf: float | None,
+    ) -> None:
+        """The keys MaskablePPO.train logs."""
+        store = self.rollout
+        record = self.logger.record
+        record("train/entropy_loss", np.mean(stats["entropy"]))
+        record("train/policy_gradient_loss", np.mean(stats["pg"]))
+        record("train/value_loss", np.mean(stats["value"]))
+        record("train/approx_kl", np.mean(approx_kl_divs))
+        record("train/clip_fraction", np.mean(stats["clip"]))
+        record("train/loss", loss.item())
+        record("train/explained_variance",
+               explained_variance(store.values.flatten(), store.returns.flatten()))
+        record("train/n_updates", self._n_updates, exclude="tensorboard")
+        record("train/clip_range", clip_range)
+        if clip_range_vf is not None:
+            record("train/clip_range_vf", clip_range_vf)
