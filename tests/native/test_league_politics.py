@@ -137,16 +137,16 @@ def play(seeds: range, tally: Tally) -> None:
 
 def test_scores_and_features_match_python() -> None:
     tally = Tally()
-    play(range(80), tally)
+    play(range(40), tally)
     for phase in INFLUENCE_PHASES:
-        least = 30 if phase.name.startswith("ALKIBIADES") else 100
+        least = 15 if phase.name.startswith("ALKIBIADES") else 100
         assert tally.scores[phase.name] >= least, (phase.name, tally.scores)
     for phase in INFLUENCE_PHASES:
         if phase.name.startswith("ALKIBIADES"):
             assert tally.features[phase.name] == 0  # not a modelled phase (SCORED stays 0)
         else:
             assert tally.features[phase.name] >= 100, (phase.name, tally.features)
-    assert tally.decided >= 2000 and tally.specials_chosen >= 20
+    assert tally.decided >= 1000 and tally.specials_chosen >= 10
 
 
 @pytest.mark.slow

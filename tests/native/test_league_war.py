@@ -196,15 +196,13 @@ BRANCHES = (
 
 
 def test_war_scores_and_features_identical() -> None:
-    counts = run_games((3, 4, 5), range(6), PERSONALITIES, features_every=3)
+    counts = run_games((3, 4, 5), range(3), PERSONALITIES, features_every=3)
     print(dict(counts))
-    assert counts["COMMIT"] >= 2000, dict(counts)
-    for name in WAR_COVERAGE:
-        assert counts[name] >= 10, (name, dict(counts))
-    for name in BRANCHES:
+    assert counts["COMMIT"] >= 1000, dict(counts)
+    for name in WAR_COVERAGE + BRANCHES:
         assert counts[name] >= 3, (name, dict(counts))
-    assert counts["features_COMMIT"] >= 500 and counts["features_BATTLE_SPECIAL"] >= 30
-    assert counts["features_INFLUENCE_PICK"] >= 100 and counts["game_over"] == 18
+    assert counts["features_COMMIT"] >= 300 and counts["features_BATTLE_SPECIAL"] >= 30
+    assert counts["features_INFLUENCE_PICK"] >= 100 and counts["game_over"] == 9
 
 
 @pytest.mark.slow

@@ -30,7 +30,7 @@ native = require_native()
 
 PLAYER_COUNTS = (3, 4, 5)
 SEEDS_PER_STATE = 2
-GAMES = 6  # per player count
+GAMES = 4  # per player count
 SLOW_GAMES = 150
 EVERY = 9  # ordinary decisions sampled; the special states above are sampled always
 SPECIAL_PHASES = (Phase.PERMISSION, Phase.BATTLE_SPECIAL, Phase.CASUALTY)
