@@ -55,6 +55,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def positive_float(text: str) -> float:
+    """An ``argparse`` type: a finite number > 0 (minutes, say)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number above 0, got {text}")
+    return value
+
+
 def seed(text: str) -> int:
     """An ``argparse`` type: a game seed, 0 to 2**64 - 1 (the engine's RNG state)."""
     value = non_negative_int(text)

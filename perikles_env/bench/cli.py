@@ -1,7 +1,8 @@
 """``perikles-bench AGENT [--quick] [--workers N] [--resume RUN_DIR]``: rate one agent
-against the versioned reference pool (docs/benchmark.md). Games go through the evaluator
-(perikles_env.evaluation: workers, game records, resume); bad input is one line, exit 2,
-and nothing is written."""
+against the versioned reference pool (docs/benchmark.md); ``perikles-bench --exploit AGENT
+[--minutes M]``: how much a best response trained against it wins. Games go through the
+evaluator (perikles_env.evaluation: workers, game records, resume); bad input is one line,
+exit 2, and nothing is written."""
 
 from __future__ import annotations
 
@@ -10,16 +11,18 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from perikles_env.agents import AgentError, agent_names, make_agent
 from perikles_env.agents.registry import PYTHON_AGENTS_ENV
-from perikles_env.cli import CliParser, player_count, positive_int
+from perikles_env.cli import CliParser, player_count, positive_float, positive_int
 from perikles_env.errors import InvalidConfigError
 from perikles_env.evaluation.config import EvalConfig
 from perikles_env.evaluation.tournament import resume, run
 from perikles_env.jobs.config_schema import build
+from perikles_env.jobs.signals import exit_code
 
-from . import report
+from . import exploit, report
 from .plan import plan_tables
 from .protocol import DEFAULT_VERSION, Protocol, load_protocol
 
@@ -131,16 +134,23 @@ def _main(argv: Sequence[str] | None) -> int:
     parser.add_argument("--out", default="runs/bench", help="parent folder of the run folder")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG")
     parser.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run")
-    parser.add_argument("--exploit", metavar="SPEC", help="best-response training (not yet)")
+    parser.add_argument("--exploit", metavar="SPEC",
+                        help="train a best response against SPEC and report its win share")
+    parser.add_argument("--minutes", type=positive_float, default=30.0,
+                        help="--exploit: the best response's training budget (default 30)")
+    parser.add_argument("--games", type=positive_int, default=400,
+                        help="--exploit: final games against the target (default 400)")
+    parser.add_argument("--recipe", help="--exploit: another training recipe file")
     parser.add_argument("--progress", action="store_true", help="a progress bar")
     args = parser.parse_args(argv)
-    if args.exploit:
-        parser.error("--exploit is not yet available: best-response training against an "
-                     "agent is not built yet")
-    if not args.agent and not args.resume:
-        parser.error("give an agent spec to rate, or --resume RUN_DIR")
+    if args.exploit and args.agent:
+        parser.error("--exploit SPEC trains against SPEC: give no agent to rate with it")
+    if not args.agent and not args.resume and not args.exploit:
+        parser.error("give an agent spec to rate, --exploit SPEC, or --resume RUN_DIR")
     try:
         protocol = load_protocol(args.protocol)
+        if args.exploit or (args.resume and exploit.identity(Path(args.resume))):
+            return _exploit(args, protocol, parser, argv)
         if args.resume:
             run_dir, data = resume_run(args.resume, protocol, args.workers, args.progress)
         else:
@@ -151,6 +161,39 @@ def _main(argv: Sequence[str] | None) -> int:
     r = data["rating"]
     print(f"{data['agent']} on {data['protocol']}: rating {r['rating']:.2f} "
           f"[{r['rating_ci'][0]:.2f}, {r['rating_ci'][1]:.2f}]; report {run_dir}/bench.md")
+    return 0
+
+
+def _exploit(args: Any, protocol: Protocol, parser: CliParser,
+             argv: Sequence[str] | None) -> int:
+    """``--exploit`` (or ``--resume`` of an exploit run): train, then report."""
+    if args.resume:
+        run_dir = Path(args.resume)
+        config = exploit.resumable(run_dir)
+    else:
+        players = args.players or [4]
+        if len(players) != 1:
+            parser.error("--exploit trains at one player count: give one --players N")
+        target = agent_spec(args.exploit)
+        checked_agent(target, players)
+        config, run_dir = exploit.start(target, players[0], args.minutes, args.games,
+                                        protocol, args.out, args.recipe)
+    print(f"run folder: {run_dir}")
+    command = " ".join(["perikles-bench", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        summary = exploit.train_best_response(config, run_dir, bool(args.resume), command)
+    except KeyboardInterrupt as exc:
+        summary = {"status": "interrupted", "stop_signal": str(exc) or "SIGINT"}
+    data = exploit.finish(run_dir, summary)
+    if data is None:
+        signal_name = summary.get("stop_signal") or "SIGINT"
+        print(f"interrupted ({signal_name}): continue with perikles-bench --resume {run_dir}")
+        return exit_code(signal_name if signal_name in ("SIGINT", "SIGTERM") else "SIGINT")
+    low, high = data["equal_share_multiple_ci"]
+    print(f"best response vs {data['players'] - 1} x {data['target']}: win "
+          f"{100 * data['win_share']:.1f} % of {data['games']} games, "
+          f"{data['equal_share_multiple']:.2f}x the equal share [{low:.2f}, {high:.2f}]; "
+          f"report {run_dir}/exploit.md")
     return 0
 
 

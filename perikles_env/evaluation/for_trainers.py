@@ -1,6 +1,6 @@
 """The tournament evaluator as a trainer asks for it (``perikles_env.jobs.evaluator``): the
-apps floor (``perikles_env.launch``) hands ``TOURNAMENT`` to the trainers, which never
-import this package."""
+apps floor (``perikles_env.launch``, ``perikles_env.bench``'s exploit) hands ``TOURNAMENT`` to
+the trainers, which never import this package."""
 
 from __future__ import annotations
 

@@ -125,7 +125,6 @@ def test_a_users_agent_in_its_own_file_is_rated(tmp_path, capsys, callable_name)
         (["no_such_agent"], "unknown agent"),
         (["nomodule_xyz:make"], "cannot load python agent"),
         (["net"], "plays only 4-player games"),
-        (["heuristic", "--exploit", "heuristic"], "not yet available"),
         (["heuristic", "--protocol", "v9"], "no benchmark protocol"),
         ([], "give an agent spec"),
     ],

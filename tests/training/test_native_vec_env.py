@@ -334,3 +334,49 @@ def test_snapshots_are_python_controllers_answered_in_one_batch(tmp_path, monkey
     assert calls and max(calls) > 1 and seen_snapshot  # batched, and it played
     with pytest.raises(InvalidConfigError, match="first pool"):
         env.set_opponents({"random": 1.0})
+
+
+NET_FEATURES = ("battle", "actions")
+
+
+def test_the_search_network_plays_its_seats_as_on_the_python_engine() -> None:
+    """``net`` sits at a Python controller: every learner observation of a whole game
+    equals the Python engine's game in which the other seats are ``NetAgent.act_state``
+    (the network read from each seat's own observation, as in the evaluator)."""
+    from perikles_env.agents import make_agent
+
+    env = NativeVecEnv(1, 4, 0, REWARD, features=NET_FEATURES, seed=7, opponents="net")
+    net = make_agent("net")
+    encoder = default_encoder(NET_FEATURES)
+    game = new_game(GameConfig(num_players=4, record_events=False), seed=7, backend="python")
+    rng = np.random.default_rng(0)
+    obs = env.reset()
+    learner_decisions, done = 0, False
+    while not done:
+        while game.current != 0 and not game.is_terminal:
+            game.apply_action(net.act_state(game, game.current, rng))
+        if done or game.is_terminal:
+            break
+        assert same_bytes(obs[0], encoder.encode(game, 0))
+        action = int(np.flatnonzero(env.action_masks()[0])[0])
+        assert action == game.legal_actions()[0]
+        game.apply_action(action)
+        env.step_async(np.array([action]))
+        obs, _, dones, infos = env.step_wait()
+        learner_decisions += 1
+        done = bool(dones[0])
+    while game.current != 0 and not game.is_terminal:  # the seats after the last decision
+        game.apply_action(net.act_state(game, game.current, rng))
+    assert game.is_terminal and done and learner_decisions > 20
+    assert infos[0]["opponents"] == ["net"] * 3
+    assert infos[0]["scores"] == game.scores()
+
+
+@pytest.mark.parametrize(
+    ("counts", "features", "message"),
+    [([3, 4], NET_FEATURES, "plays only 4-player games"), ([4], ("battle",), "feature blocks")],
+)
+def test_a_network_that_cannot_read_or_play_the_env_is_refused(counts, features, message):
+    with pytest.raises(InvalidConfigError, match=message) as info:
+        NativeVecEnv(2, counts, None, REWARD, features=features, opponents={"net": 1.0})
+    assert "\n" not in str(info.value)

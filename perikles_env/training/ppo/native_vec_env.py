@@ -9,8 +9,10 @@ Python-side vec envs gives it, for the configurations it supports:
   on its own, or one for the table in a ``same_table`` share of games, as
   ``OpponentPool.sample``): ``random`` and ``heuristic[:params]`` players move in C++
   inside the step (``native/players/heuristic.hpp``, the same decisions as the Python heuristic),
-  ``ppo:<path>`` networks (the self-play snapshots) are Python controllers: all rows
-  waiting for one network are answered by one forward pass (``PPOAgent.act_batch``).
+  ``ppo:<path>`` networks (the self-play snapshots, ``make train`` models) and the search
+  network ``net[:<path>]`` are Python controllers: all rows waiting for one network are
+  answered by one forward pass (``act_batch``); a network must read the env's feature
+  blocks and play its player counts (refused up front otherwise).
   Anything else (IS-MCTS, say) cannot run here: ``native_problem`` says why;
 * **observations**: the same layout (``analysis/encoding.py``): the base observation and
   the configured feature blocks (``battle``, ``actions``), all written in C++
@@ -58,11 +60,14 @@ from .self_play_pool import SELF_KEYS
 
 if TYPE_CHECKING:
     from perikles_env.agents.ppo import PPOAgent
+    from perikles_env.agents.search.net_agent import NetAgent
     from perikles_env.vector import VecState
+
+    NetworkAgent = PPOAgent | NetAgent
 
 MASK_METHOD = "action_masks"
 NATIVE_NAMES = ("random", "heuristic")  # played in C++ (perikles_env/vector/league.py)
-PYTHON_NAMES = ("ppo",)  # networks: Python controllers, one batch per network
+PYTHON_NAMES = ("ppo", "net")  # networks: Python controllers, one batch per network
 SLOTS = 8  # Python controllers: the networks a pool may hold at once (snapshots)
 
 
@@ -96,7 +101,7 @@ def native_problem(weights: Mapping[str, float], backend: str | None) -> str | N
     others = unsupported_opponents(weights)
     if others:
         return (
-            "the native vector env plays random, heuristic and ppo (network) opponents; "
+            "the native vector env plays random, heuristic, ppo and net (network) opponents; "
             f"this pool has {others}"
         )
     if not native_vec_available():
@@ -130,12 +135,15 @@ def make_native_vec_env(num_envs: int, workers: int, seed: int = 0, **kwargs: An
 
 
 class Networks:
-    """The pool's networks (``ppo:`` specs) on the env's Python controllers 1..SLOTS:
-    a spec keeps its slot while it stays in the pool, so its games keep their player."""
+    """The pool's networks (``ppo:`` and ``net`` specs) on the env's Python controllers
+    1..SLOTS: a spec keeps its slot while it stays in the pool, so its games keep their
+    player. Each must read the env's observation (``features``) and play its ``counts``."""
 
-    def __init__(self) -> None:
+    def __init__(self, features: Sequence[str] = (), counts: Sequence[int] = (4,)) -> None:
         self.specs: list[str | None] = [None] * SLOTS
-        self.agents: dict[str, PPOAgent] = {}
+        self.agents: dict[str, NetworkAgent] = {}
+        self.features = tuple(features)
+        self.counts = tuple(counts)
 
     def assign(self, specs: Sequence[str], busy: set[int]) -> list[int]:
         """Slot of each spec: a spec keeps its slot; a new one takes a slot that no game in
@@ -155,11 +163,26 @@ class Networks:
                     )
                 self.specs[self.specs.index(None)] = spec
             if spec not in self.agents:
-                self.agents[spec] = make_agent(spec)  # type: ignore[assignment]
+                self.agents[spec] = self._checked(spec, make_agent(spec))
         for spec in list(self.agents):
             if spec not in self.specs:
                 del self.agents[spec]
         return [self.specs.index(s) for s in specs]
+
+    def _checked(self, spec: str, agent: Any) -> NetworkAgent:
+        """``agent`` if it reads this env's observations and plays its player counts."""
+        features = tuple(getattr(agent, "features", ()))
+        if features != self.features:
+            raise InvalidConfigError(
+                f"opponent {spec} reads the feature blocks {list(features)}, this env "
+                f"writes {list(self.features)}: set env.features to {list(features)}")
+        missing = [n for n in self.counts if n not in agent.supported_players]
+        if missing:
+            plays = "/".join(map(str, agent.supported_players))
+            raise InvalidConfigError(
+                f"opponent {spec} plays only {plays}-player games, this env deals "
+                f"{'/'.join(map(str, missing))}-player games too")
+        return agent  # type: ignore[no-any-return]
 
     def act(
         self, slot: int, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator
@@ -188,12 +211,13 @@ class NativeVecEnv(VecEnv):
         from perikles_env.vector import VectorEnv
 
         pool = self._checked(opponents)
+        encoder = default_encoder(features)
+        counts = [num_players] if isinstance(num_players, int) else list(num_players)
         # The native players are fixed here (their weights may change); networks come and
         # go on the SLOTS Python controllers.
         self.native_specs = tuple(s for s in pool.specs if spec_name(s) in NATIVE_NAMES)
         self.slot_names = tuple(f"network_{k}" for k in range(SLOTS))
         league = {s: 1.0 for s in self.native_specs + self.slot_names}
-        counts = [num_players] if isinstance(num_players, int) else list(num_players)
         self.vector = VectorEnv(
             num_envs,
             counts,
@@ -204,9 +228,8 @@ class NativeVecEnv(VecEnv):
             max_decisions=min(max_decisions, MAX_GAME_DECISIONS),  # Game.is_truncated's limit
             features=features,
         )
-        self.networks = Networks()
+        self.networks = Networks(encoder.features, counts)
         self.set_opponents(pool)
-        encoder = default_encoder(features)
         self.features = encoder.features
         self.reward_config = RewardConfig.from_value(reward)
         self.seed_base = seed
@@ -227,7 +250,7 @@ class NativeVecEnv(VecEnv):
         others = unsupported_opponents(dict(zip(pool.specs, pool.weights, strict=True)))
         if others:
             raise InvalidConfigError(
-                f"the native vector env plays random, heuristic and ppo opponents, not "
+                f"the native vector env plays random, heuristic, ppo and net opponents, not "
                 f"{others}; use env.vector: python for this opponent pool"
             )
         return pool
