@@ -50,6 +50,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
+from perikles_env.agents import AgentError, check_plays
 from perikles_env.analysis.encoding import default_encoder
 from perikles_env.engine import MAX_GAME_DECISIONS, NUM_ACTIONS
 from perikles_env.environment.rewards import RewardConfig, RewardTracker
@@ -176,12 +177,11 @@ class Networks:
             raise InvalidConfigError(
                 f"opponent {spec} reads the feature blocks {list(features)}, this env "
                 f"writes {list(self.features)}: set env.features to {list(features)}")
-        missing = [n for n in self.counts if n not in agent.supported_players]
-        if missing:
-            plays = "/".join(map(str, agent.supported_players))
-            raise InvalidConfigError(
-                f"opponent {spec} plays only {plays}-player games, this env deals "
-                f"{'/'.join(map(str, missing))}-player games too")
+        try:
+            for n in self.counts:
+                check_plays(agent, n)
+        except AgentError as exc:
+            raise InvalidConfigError(f"opponent {spec}: {exc}") from None
         return agent  # type: ignore[no-any-return]
 
     def act(
