@@ -126,6 +126,12 @@ def test_a_users_agent_in_its_own_file_is_rated(tmp_path, capsys, callable_name)
         (["nomodule_xyz:make"], "cannot load python agent"),
         (["net"], "plays only 4-player games"),
         (["heuristic", "--protocol", "v9"], "no benchmark protocol"),
+        (["heuristic", "--exploit", "heuristic"], "give no agent"),
+        (["--exploit", "net", "--players", "3"], "plays only 4-player games"),
+        (["--exploit", "heuristic", "--players", "3", "4"], "one player count"),
+        (["--exploit", "no_such_agent"], "unknown agent"),
+        (["--exploit", "heuristic", "--recipe", "no_such_recipe.yaml"], "no file"),
+        (["--exploit", "heuristic", "--minutes", "0"], "above 0"),
         ([], "give an agent spec"),
     ],
 )
