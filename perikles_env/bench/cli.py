@@ -137,9 +137,10 @@ def _main(argv: Sequence[str] | None) -> int:
     parser.add_argument("--exploit", metavar="SPEC",
                         help="train a best response against SPEC and report its win share")
     parser.add_argument("--minutes", type=positive_float, default=30.0,
-                        help="--exploit: the best response's training budget (default 30)")
+                        help="--exploit: minutes of PPO for the best response "
+                        "(default: %(default)s)")
     parser.add_argument("--games", type=positive_int, default=400,
-                        help="--exploit: final games against the target (default 400)")
+                        help="--exploit: final games against the target (default: %(default)s)")
     parser.add_argument("--recipe", help="--exploit: another training recipe file")
     parser.add_argument("--progress", action="store_true", help="a progress bar")
     args = parser.parse_args(argv)
