@@ -92,6 +92,7 @@ def test_wheel_contents(wheel: Path) -> None:
     assert "perikles_env/py.typed" in names  # PEP 561: type checkers read the inline hints
     assert "perikles_env/evaluation/runner.py" in names
     assert "perikles_env/bench/protocols/v1.yaml" in names  # the benchmark's pinned protocol
+    assert "perikles_env/bench/protocols/exploit_v1.yaml" in names  # --exploit's recipe
     assert not [n for n in names if n.endswith(".whl")]
 
 
