@@ -32,7 +32,7 @@ from perikles_env.errors import InvalidStateError
 PLAYER_COUNTS = (3, 4, 5)
 GAMES_PER_COUNT = 6  # source games per player count
 STATES_PER_PHASE = 4  # saved states kept per (player count, phase)
-CORRUPTIONS = 1200  # per test chunk below
+CORRUPTIONS = 600  # per test chunk below
 CHUNKS = 2
 SECONDS_PER_STATE = 10  # generous: a clean play-on takes milliseconds
 _KINDS = ("value", "value", "value", "type", "length", "drop", "add", "swap_items", "swap", "move")

@@ -19,7 +19,7 @@ seed, so a failure names (players, seed) and replays exactly. Checked:
 * determinism: same seed + same actions -> identical ``json.dumps(to_dict())`` bytes;
   different seeds -> different games.
 
-The default run plays 50 games per player count in chunks (one test per chunk, friendly to
+The default run plays 24 games per player count in chunks (one test per chunk, friendly to
 pytest-xdist); ``-m slow`` plays 10,000 per player count with the cheaper checks.
 """
 
@@ -51,8 +51,8 @@ from tests.engine.builders import (
 )
 
 PLAYER_COUNTS = (3, 4, 5)
-GAMES_PER_COUNT = 50
-CHUNK = 25
+GAMES_PER_COUNT = 24
+CHUNK = 12
 SLOW_GAMES_PER_COUNT = 10_000
 SLOW_CHUNK = 1_000
 POLICY_SALT = 1_000_000  # the policy of game `seed` is Rng(POLICY_SALT + seed)

@@ -2,7 +2,7 @@
 
 Every decision: identical legal lists and current player; after every action: identical
 state (every field and the RNG) and identical new events; at the end: identical
-``to_dict()``, scores and winners. Default run: 120 uniform-random games per player count
+``to_dict()``, scores and winners. Default run: 60 uniform-random games per player count
 plus biased policies that steer into rare paths (permission requests, every special tile,
 Slave Revolt from the pool and from a location, empty rounds and empty commit steps, tied
 casualties), each with a coverage check that the path was really reached. ``-m slow``:
@@ -24,8 +24,8 @@ from tests.native.helpers import Coverage, play_twins, require_native
 native = require_native()
 
 PLAYER_COUNTS = (3, 4, 5)
-GAMES_PER_COUNT = 120  # the default run; the slow one plays 100,000 per count
-CHUNK = 60
+GAMES_PER_COUNT = 60  # the default run; the slow one plays 100,000 per count
+CHUNK = 30
 SLOW_GAMES_PER_COUNT = 100_000
 SLOW_CHUNK = 5_000
 
@@ -131,7 +131,7 @@ def test_slave_revolt_from_a_location_is_identical() -> None:
     policy = _prefer(("SLAVE_REVOLT",), chance=3)
     coverage = Coverage()
     for n in PLAYER_COUNTS:
-        for seed in range(60):
+        for seed in range(30):
             play_twins(native, n, 70_000 + seed, policy=policy, coverage=coverage)  # type: ignore[arg-type]
     slots = {d for d in coverage.details if d[0] == "slave_revolt" and d[1] != "pool"}
     assert slots, coverage.details

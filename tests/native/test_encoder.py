@@ -21,7 +21,7 @@ require_native_vec()
 from perikles_env.vector.encoder import BackendEncoder, encode_into, legal_mask  # noqa: E402
 from tests.native.test_differential import POLICIES  # noqa: E402
 
-GAMES = {3: range(10), 4: range(10), 5: range(10)}
+GAMES = {3: range(5), 4: range(5), 5: range(5)}
 
 
 def assert_bytes_equal(cpp: np.ndarray, py: np.ndarray, where: str) -> None:

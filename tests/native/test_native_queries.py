@@ -24,7 +24,7 @@ from tests.native.helpers import require_native
 native = require_native()
 
 PLAYER_COUNTS = (3, 4, 5)
-GAMES = 3  # per player count
+GAMES = 2  # per player count
 SLOW_GAMES = 200
 SLOTS = range(D.LOCATION_SLOTS)
 CITIES = range(D.NUM_CITIES)

@@ -22,6 +22,14 @@ from perikles_env.replay import main, viewer_data, write_html
 from .helpers import random_record
 
 
+@pytest.fixture(scope="module")
+def four_player_game():
+    """A seeded 4-player game, its final state and its viewer data (built once: the viewer's
+    data of a whole game takes seconds)."""
+    record, final = random_record(4, 12)
+    return record, final, viewer_data(record)
+
+
 def test_a_recorded_game_replays_to_the_same_states(tmp_path) -> None:
     path = tmp_path / "games.jsonl"
     record, final = random_record(4, 3)
@@ -104,11 +112,10 @@ def test_evaluator_game_rows_are_records(tmp_path) -> None:
     assert final.scores() == row["scores"]
 
 
-def test_viewer_data_holds_each_steps_state_and_views() -> None:
+def test_viewer_data_holds_each_steps_state_and_views(four_player_game) -> None:
     """One frame per decision point and one per end of turn; each decision frame shows the
     state there and tells the decision that led to it, as each view may know it."""
-    record, _ = random_record(4, 12)
-    data = viewer_data(record)
+    record, _, data = four_player_game
     frames = [f for f in data["frames"] if f["phase"] != "END_OF_TURN"]
     assert len(frames) == len(record.actions) + 1
     states = list(replay(record))
@@ -133,12 +140,11 @@ def test_viewer_data_holds_each_steps_state_and_views() -> None:
     assert len(data["events"]) == frames[-1]["events"] > 0
 
 
-def test_the_step_label_counts_decisions_not_frames() -> None:
+def test_the_step_label_counts_decisions_not_frames(four_player_game) -> None:
     """A game of N decisions reads "decision 1 of N" .. "decision N of N", then the last
     board "after all N decisions"; the end-of-turn frames say after which decision they
     come, and never count as decisions themselves."""
-    record, _ = random_record(4, 12)
-    data = viewer_data(record)
+    record, _, data = four_player_game
     n = len(record.actions)
     assert data["decisions"] == n
     labels = [f["where"] for f in data["frames"]]
@@ -154,12 +160,11 @@ def test_the_step_label_counts_decisions_not_frames() -> None:
     assert f" of {n}" in " ".join(labels) and f" of {len(labels) - 1}" not in " ".join(labels)
 
 
-def test_the_end_of_every_turn_is_a_frame() -> None:
+def test_the_end_of_every_turn_is_a_frame(four_player_game) -> None:
     """The board after each turn's battles and scoring, which no decision shows, is a frame
     of its own: scores as the end_turn event gives them, every location of the turn decided,
     the decision that ended the turn told there."""
-    record, final = random_record(4, 12)
-    data = viewer_data(record)
+    _, final, data = four_player_game
     ends = [e for e in final.event_log if e[0] == "end_turn"]
     frames = data["frames"]
     at_end = [i for i, f in enumerate(frames) if f["phase"] == "END_OF_TURN"]
@@ -193,13 +198,12 @@ def test_turn_end_states_leave_the_state_alone() -> None:
         raise AssertionError("no turn ended")
 
 
-def test_placements_show_strength_only_to_those_who_may_know() -> None:
+def test_placements_show_strength_only_to_those_who_may_know(four_player_game) -> None:
     from perikles_env.engine import actions as A
     from perikles_env.engine import data as D
     from perikles_env.engine.information import known_cities
 
-    record, _ = random_record(4, 13)
-    data = viewer_data(record)
+    record, _, data = four_player_game
     told = {text for f in data["frames"] for text in f["chose"]}
     placements = 0
     for _i, (state, action) in enumerate(replay(record)):

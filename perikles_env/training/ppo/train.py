@@ -544,9 +544,8 @@ def resumable(run_dir: Path) -> Path:
 def main(argv: Sequence[str] | None = None, *, evaluator: Evaluator) -> int:
     """``perikles-train`` (started by ``perikles_env.launch.ppo``, which hands in the
     evaluator). Exit codes: 0 done, 2 bad config, 128 + signal number when interrupted (130 for
-    SIGINT, 143 for SIGTERM; continue with ``--resume``)."""
-    from .checkpoints import latest_checkpoint
-
+    SIGINT, 143 for SIGTERM; continue with ``--resume``). A bad config fails before torch
+    and SB3 load."""
     args = parse_args(argv)
     if args.status:
         print(status_line(Path(args.status)))
@@ -555,6 +554,8 @@ def main(argv: Sequence[str] | None = None, *, evaluator: Evaluator) -> int:
         if args.resume:
             run_dir = resumable(Path(args.resume))
             config = load_config(run_dir / "config.yaml", args.override)
+            from .checkpoints import latest_checkpoint
+
             latest_checkpoint(run_dir)  # fails here, before any work, if none is intact
         elif args.config:
             config = load_config(args.config, args.override)
