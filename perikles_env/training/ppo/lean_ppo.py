@@ -13,7 +13,9 @@ distribution builds the full categorical object at every step. Here:
 * the logits come from ``action_scoring.scored_logits`` (the code ``ActionScoringPolicy``
   itself runs), masked as sb3-contrib masks them (``-1e8``), with the log-probability and
   entropy of ``MaskableCategorical``;
-* the forward passes of the rollout run under ``torch.inference_mode``.
+* the forward passes of the rollout run under ``torch.inference_mode``, and its actions are
+  drawn by inverting the cumulative probabilities (``sample_legal``), not with
+  ``torch.multinomial``, which took a sixth of the rollout.
 
 Everything else is MaskablePPO's, unchanged: the same policy object and optimizer, the same
 loss (clipped surrogate, value MSE, entropy bonus, gradient clipping, per-minibatch
@@ -120,6 +122,22 @@ def split_observations(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
     return obs[:, :-SIZE], envs, ids, block[envs, ids]
 
 
+def sample_legal(probs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """One action per row drawn from ``probs`` by inverting its cumulative sum: the
+    distribution of ``torch.multinomial(probs, 1)`` at a twentieth of its cost on a CPU
+    (957 ids, 64 rows). A masked id has probability 0 and is never drawn: ``right=True``
+    skips ids that add nothing to the sum, and a draw that rounding puts past the end
+    goes to the row's last legal id."""
+    cumulative = probs.cumsum(-1)
+    draw = torch.rand(probs.shape[0], 1) * cumulative[:, -1:]
+    actions = torch.searchsorted(cumulative, draw, right=True).squeeze(1)
+    past = actions >= probs.shape[1]
+    if past.any():
+        last_legal = probs.shape[1] - 1 - masks.flip(-1).to(torch.uint8).argmax(-1)
+        actions = torch.where(past, last_legal, actions)
+    return actions
+
+
 def masked_log_probs(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
     return torch.log_softmax(torch.where(masks, logits, MASKED_LOGIT), dim=-1)
 
@@ -185,7 +203,7 @@ class LeanMaskablePPO(MaskablePPO):
                     torch.from_numpy(features),
                 )
                 masked = torch.where(masks, logits, MASKED_LOGIT)
-                actions = torch.multinomial(torch.softmax(masked, dim=-1), 1).squeeze(1)
+                actions = sample_legal(torch.softmax(masked, dim=-1), masks)
                 chosen = torch.log_softmax(masked, dim=-1).gather(1, actions[:, None]).squeeze(1)
             new_obs, rewards, dones, infos = env.step(actions.numpy())
             self.num_timesteps += env.num_envs
