@@ -49,9 +49,12 @@ class Budget:
         return max(0.0, min(left)) if left else None
 
     def line(
-        self, seconds: float, steps: int, iterations: int = 0, rate: float | None = None
+        self, seconds: float, steps: int, iterations: int = 0, rate: float | None = None,
+        overhead: float = 1.0,
     ) -> str:
-        """``3.2/13.0 min, 120,000/5,000,000 steps, 410 steps/s, 9.8 min left``."""
+        """``3.2/13.0 min, 120,000/5,000,000 steps, 410 steps/s, 9.8 min left``. The time
+        left is wall time: the budget's own seconds times ``overhead`` (the wall seconds a
+        job spends per budget second, e.g. on evaluations its minutes do not count)."""
         speed = rate if rate is not None else (steps / seconds if seconds > 0 else 0.0)
         minutes = f"{seconds / 60:.1f}" + (f"/{self.minutes:.1f}" if self.minutes else "")
         parts = [f"{minutes} min", f"{steps:,}" + (f"/{self.steps:,}" if self.steps else "")
@@ -61,7 +64,7 @@ class Budget:
         parts.append(f"{speed:,.0f} {self.unit}/s")
         left = self.seconds_left(seconds, steps, iterations, rate)
         if left is not None:
-            parts.append(f"{left / 60:.1f} min left")
+            parts.append(f"{left * overhead / 60:.1f} min left")
         return ", ".join(parts)
 
 
@@ -87,12 +90,13 @@ class BudgetBar:
 
     def update(
         self, seconds: float, steps: int, iterations: int = 0, rate: float | None = None,
-        extra: str = "",
+        extra: str = "", overhead: float = 1.0,
     ) -> None:
         if self.bar is None:
             return
         filled = int(self.SCALE * self.budget.fraction(seconds, steps, iterations))
-        text = self.budget.line(seconds, steps, iterations, rate) + (f", {extra}" if extra else "")
+        text = self.budget.line(seconds, steps, iterations, rate, overhead)
+        text += f", {extra}" if extra else ""
         self.bar.set_description_str(text, refresh=False)
         self.bar.update(max(0, filled - self.bar.n))
 

@@ -66,7 +66,7 @@ def pretrain() -> str:
     for teacher in ("heuristic", "random"):
         demos = collect_demos(60, 3, (3, 4), teacher, OpponentPool.of(["random", "heuristic"]),
                               RewardConfig(), 0.99)
-        out.append([demos.observations, demos.masks, demos.actions, demos.best,
+        out.append([demos.observations(), demos.masks, demos.actions, demos.best,
                     demos.returns, demos.games, demos.wins, demos.seats])
     return digest(out)
 

@@ -14,6 +14,9 @@ def test_time_budget_decides_when_it_ends_first() -> None:
     assert budget.seconds_left(192, 120_000, rate=410) == pytest.approx(780 - 192)
     line = budget.line(192, 120_000, rate=410)
     assert line == "3.2/13.0 min, 120,000/5,000,000 steps, 410 steps/s, 9.8 min left"
+    # evaluations that the budget's minutes do not count: a tenth more wall per minute
+    line = budget.line(192, 120_000, rate=410, overhead=1.1)
+    assert line.endswith("410 steps/s, 10.8 min left")
 
 
 def test_step_budget_decides_when_it_ends_first() -> None:

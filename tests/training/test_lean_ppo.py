@@ -1,6 +1,7 @@
 """The lean learner (``ppo.learner: lean``) is MaskablePPO's algorithm: the same
 log-probabilities, entropies and values as ``ActionScoringPolicy.evaluate_actions`` on the
-dense observations, GAE equal to SB3's buffer, seeded runs that repeat their losses, and
+dense observations (computed at the legal ids only), actions drawn with the policy's
+probabilities, GAE equal to SB3's buffer, seeded runs that repeat their losses, and
 model files that play as ``ppo:<path>``."""
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from perikles_env.training.ppo.config import load_config
 from perikles_env.training.ppo.lean_ppo import (
     LeanMaskablePPO,
+    LegalActions,
     SparseRollout,
-    masked_entropy,
-    masked_log_probs,
-    sample_legal,
+    legal_logits,
     split_observations,
 )
 from perikles_env.training.ppo.train import make_model, make_vec_env
@@ -41,6 +41,11 @@ def lean_model(overrides: list[str] = ()) -> tuple[LeanMaskablePPO, object]:
 
 
 def test_the_lean_heads_equal_the_policys_own_evaluation():
+    """At the legal ids the lean logits are the policy's own (the same sums, bit for bit);
+    log-probabilities, entropies and values equal ``evaluate_actions`` on the dense
+    observations."""
+    from perikles_env.agents.action_scoring import scored_logits
+
     torch.manual_seed(0)
     model, _ = lean_model()
     env = model.env
@@ -52,48 +57,59 @@ def test_the_lean_heads_equal_the_policys_own_evaluation():
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
         states, rows, ids, features = split_observations(obs)
         assert len(rows) > 0  # the block scores some legal actions
+        scored = (torch.from_numpy(rows), torch.from_numpy(ids), torch.from_numpy(features))
         with torch.no_grad():
             values, log_prob, entropy = model.policy.evaluate_actions(
                 torch.as_tensor(obs), torch.as_tensor(actions), action_masks=masks
             )
-            logits, lean_values = model._heads(
-                torch.from_numpy(states), torch.from_numpy(rows), torch.from_numpy(ids),
-                torch.from_numpy(features),
-            )
-            log_all = masked_log_probs(logits, torch.from_numpy(masks))
-        lean_log_prob = log_all.gather(1, torch.from_numpy(actions)[:, None]).squeeze(1)
-        lean_entropy = masked_entropy(log_all, torch.from_numpy(masks))
+            legal = LegalActions(torch.from_numpy(masks), scored[0], scored[1])
+            latent_pi, latent_vf = model.policy.mlp_extractor(torch.from_numpy(states))
+            logits = legal_logits(model.policy, latent_pi, scored, legal)
+            dense = scored_logits(model.policy, latent_pi, *scored)
+            log_all = legal.log_softmax(logits)
+            lean_values = model.policy.value_net(latent_vf).flatten()
+        assert torch.equal(logits, dense[legal.rows, legal.ids])
+        assert legal.rows.tolist() == np.nonzero(masks)[0].tolist()
+        chosen = legal.position(torch.arange(len(actions)), torch.from_numpy(actions))
+        lean_log_prob = log_all[chosen]
         torch.testing.assert_close(lean_values, values.flatten())
         torch.testing.assert_close(lean_log_prob, log_prob, atol=1e-5, rtol=1e-5)
-        torch.testing.assert_close(lean_entropy, entropy, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(legal.entropy(log_all), entropy, atol=1e-5, rtol=1e-5)
         seen += len(actions)
         obs, *_ = env.step(actions)
     assert seen == 48
 
 
 def test_sampled_actions_follow_the_probabilities_and_stay_legal(monkeypatch):
-    """``sample_legal`` draws each id as often as its probability says (within four
-    standard errors over 200,000 draws) and never draws a masked id, also when rounding
-    puts a draw at the very end of the cumulative sum."""
+    """``LegalActions.sample`` draws each legal id as often as its probability says (within
+    four standard errors over 100,000 draws per row), never a masked one, and stays inside
+    its row when the draw is at either end of the row's span."""
     torch.manual_seed(0)
-    masks = torch.zeros(2, 957, dtype=torch.bool)
-    masks[0, [3, 40, 41, 500, 956]] = True
-    masks[1, [0, 7]] = True
-    logits = torch.tensor([0.0, 1.0, -1.0, 2.0, 0.5, 0.0, 3.0])
-    probs = torch.zeros(2, 957)
-    probs[0, masks[0]] = torch.softmax(logits[:5], -1)
-    probs[1, masks[1]] = torch.softmax(logits[5:], -1)
     draws = 100_000
-    rows = probs.repeat(draws, 1)
-    actions = sample_legal(rows, masks.repeat(draws, 1)).view(draws, 2)
-    for row in range(2):
+    masks = torch.zeros(2 * draws, 957, dtype=torch.bool)
+    masks[0::2, [3, 40, 41, 500, 956]] = True
+    masks[1::2, [0, 7]] = True
+    none = torch.zeros(0, dtype=torch.long)
+    legal = LegalActions(masks, none, none)
+    logits = torch.tensor([0.0, 1.0, -1.0, 2.0, 0.5, 0.0, 3.0]).repeat(draws)
+    log_probs = legal.log_softmax(logits)
+    actions = legal.ids[legal.sample(log_probs)].view(draws, 2)
+    for row, (ids, row_logits) in enumerate(
+        [([3, 40, 41, 500, 956], logits[:5]), ([0, 7], logits[5:7])]
+    ):
         counts = torch.bincount(actions[:, row], minlength=957).double() / draws
-        drawn = set(torch.nonzero(counts).flatten().tolist())
-        assert drawn <= set(torch.nonzero(masks[row]).flatten().tolist())
-        p = probs[row].double()
-        assert torch.all((counts - p).abs() <= 4 * (p * (1 - p) / draws).sqrt() + 1e-12)
-    monkeypatch.setattr(torch, "rand", lambda *shape, **kw: torch.ones(*shape))
-    assert sample_legal(probs, masks).tolist() == [956, 7]  # the last legal id of each row
+        assert set(torch.nonzero(counts).flatten().tolist()) <= set(ids)
+        p = torch.softmax(row_logits.double(), -1)
+        drawn = counts[ids]
+        assert torch.all((drawn - p).abs() <= 4 * (p * (1 - p) / draws).sqrt())
+    small = LegalActions(masks[:2], none, none)
+    small_log_probs = small.log_softmax(logits[:7])
+    for value, expected in ((1.0, [956, 7]), (0.0, [3, 0])):
+        def uniform(*shape, v=value, **kw):
+            return torch.full(shape, v, dtype=kw.get("dtype"))
+
+        monkeypatch.setattr(torch, "rand", uniform)
+        assert small.ids[small.sample(small_log_probs)].tolist() == expected
 
 
 def test_gae_and_minibatches_equal_sb3s_buffer():

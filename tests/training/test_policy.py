@@ -107,3 +107,37 @@ def test_battle_head_adds_weighted_gains_to_place_logits_only(tmp_path):
     shift = torch.logsumexp(flat + extra, -1) - torch.logsumexp(flat, -1)
     assert torch.allclose(logits, flat + extra - shift, atol=1e-5)
     _assert_saved_model_plays_legally(model, tmp_path)
+
+
+def test_masked_probs_are_the_distributions_probabilities_for_every_head():
+    """The agents' fast path (``masked_probs``) gives, bit for bit, the probabilities of
+    ``get_distribution`` and the action ``predict(deterministic=True)`` picks, for the
+    flat, battle and scoring heads, on many observations from real games."""
+    from perikles_env.agents.ppo_policy import masked_probs
+    from perikles_env.analysis.encoding import default_encoder
+    from perikles_env.engine import GameConfig, new_game
+
+    heads = {"flat": (), "battle": ("battle",), "scoring": ("battle", "actions")}
+    for head, features in heads.items():
+        policy = _tiny_model(features=features, action_head=head).policy
+        policy.set_training_mode(False)
+        encode = default_encoder(list(features)).encode
+        rng = np.random.default_rng(3)
+        observations, masks = [], []
+        for seed in range(3):
+            game = new_game(GameConfig(num_players=4), seed=seed)
+            for _ in range(40):
+                legal = game.legal_actions()
+                mask = np.zeros(A.NUM_ACTIONS, dtype=bool)
+                mask[legal] = True
+                observations.append(encode(game, game.current))
+                masks.append(mask)
+                game.apply_action(legal[int(rng.integers(len(legal)))])
+        obs, mask = torch.as_tensor(np.stack(observations)), torch.as_tensor(np.stack(masks))
+        with torch.no_grad():
+            expected = policy.get_distribution(obs, action_masks=mask).distribution.probs
+            fast = masked_probs(policy, obs, mask)
+        assert torch.equal(fast, expected), head
+        predicted, _ = policy.predict(obs.numpy(), action_masks=mask.numpy(), deterministic=True)
+        assert fast.argmax(dim=1).tolist() == np.asarray(predicted).tolist(), head
+        assert bool(mask[torch.arange(len(mask)), fast.argmax(dim=1)].all()), head

@@ -364,7 +364,8 @@ class UpdateThreadsCallback(BaseCallback):
 class ProgressCallback(BaseCallback):
     """A bar over the run's budget: training minutes (``train.max_minutes``, evaluation
     excluded) and learner steps (``train.total_timesteps``), whichever ends first, with the
-    speed since the run last started, the time left and the latest win rates."""
+    speed since the run last started, the wall time left (the periodic evaluations' share
+    of the wall so far included) and the latest win rates."""
 
     def __init__(self, stats: StatsCallback, budget: Budget, used: Callable[[], float]) -> None:
         super().__init__()
@@ -373,18 +374,22 @@ class ProgressCallback(BaseCallback):
         self.used = used  # training seconds so far (the clock of the time limit)
         self.bar: BudgetBar | None = None
         self._start = (0.0, 0)
+        self._eval_start = 0.0
         self._post = ""
 
     def _on_training_start(self) -> None:
         self.bar = BudgetBar(self.budget, "train")
         self._start = (self.used(), self.model.num_timesteps)
+        self._eval_start = self.stats.state.eval_seconds
 
     def _on_step(self) -> bool:
         assert self.bar is not None
         seconds, steps = self.used(), self.model.num_timesteps
         seconds0, steps0 = self._start
         rate = (steps - steps0) / (seconds - seconds0) if seconds > seconds0 else None
-        self.bar.update(seconds, steps, rate=rate, extra=self._post)
+        evaluating = self.stats.state.eval_seconds - self._eval_start
+        overhead = 1.0 + evaluating / (seconds - seconds0) if seconds > seconds0 else 1.0
+        self.bar.update(seconds, steps, rate=rate, extra=self._post, overhead=overhead)
         return True
 
     def _on_rollout_end(self) -> None:

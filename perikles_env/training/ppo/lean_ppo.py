@@ -10,11 +10,12 @@ distribution builds the full categorical object at every step. Here:
 * the rollout keeps the state columns dense (``[steps, envs, state]`` tensors, written in
   place) and the per-action block **sparse** (the scored entries' sample, id and features),
   so an update gathers a few MB instead of hundreds;
-* the logits come from ``action_scoring.scored_logits`` (the code ``ActionScoringPolicy``
-  itself runs), masked as sb3-contrib masks them (``-1e8``), with the log-probability and
-  entropy of ``MaskableCategorical``;
+* the logits are those of ``action_scoring.scored_logits`` (the code ``ActionScoringPolicy``
+  itself runs), computed at the legal ids only (``LegalActions``, ``legal_logits``): the
+  log-probabilities and entropy of sb3-contrib's ``MaskableCategorical`` (whose masked ids
+  get ``exp(-1e8) = 0``), without the dense ``[batch, 957]`` masking, softmax and entropy;
 * the forward passes of the rollout run under ``torch.inference_mode``, and its actions are
-  drawn by inverting the cumulative probabilities (``sample_legal``), not with
+  drawn by inverting the cumulative probabilities (``LegalActions.sample``), not with
   ``torch.multinomial``, which took a sixth of the rollout.
 
 Everything else is MaskablePPO's, unchanged: the same policy object and optimizer, the same
@@ -36,9 +37,8 @@ from stable_baselines3.common.utils import explained_variance
 from torch.nn import functional as F
 
 from perikles_env.agents.action_scoring import scored_logits
+from perikles_env.agents.ppo_policy import MASKED_LOGIT
 from perikles_env.analysis.action_features import PER_ACTION, SCORED, SIZE
-
-MASKED_LOGIT = -1e8  # sb3-contrib's MaskableCategorical fills masked logits with this
 
 
 class SparseRollout:
@@ -92,13 +92,7 @@ class SparseRollout:
     def minibatch(self, index: torch.Tensor) -> dict[str, torch.Tensor]:
         """The samples ``index`` (into the flattened steps x envs), with their entries
         renumbered to rows of the minibatch."""
-        counts = self.counts[index]
-        rows = torch.repeat_interleave(torch.arange(len(index)), counts)
-        first = torch.repeat_interleave(self.starts[index], counts)
-        offsets = torch.arange(len(rows)) - torch.repeat_interleave(
-            torch.cumsum(counts, 0) - counts, counts
-        )
-        entries = first + offsets
+        rows, entries = entries_of(self.starts, self.counts, index)
         flat = self.steps * self.envs
         return {
             "states": self.states.view(flat, -1)[index],
@@ -113,6 +107,95 @@ class SparseRollout:
         }
 
 
+def entries_of(
+    starts: torch.Tensor, counts: torch.Tensor, index: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """For the samples ``index`` of a flat entry store (sample i's entries at
+    ``starts[i] : starts[i] + counts[i]``): each selected entry's row in the minibatch and
+    its position in the store."""
+    counts = counts[index]
+    rows = torch.repeat_interleave(torch.arange(len(index)), counts)
+    first = torch.repeat_interleave(starts[index], counts)
+    offsets = torch.arange(len(rows)) - torch.repeat_interleave(
+        torch.cumsum(counts, 0) - counts, counts
+    )
+    return rows, first + offsets
+
+
+def scoring_heads(
+    policy: Any, states: torch.Tensor, rows: torch.Tensor, ids: torch.Tensor,
+    features: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Unmasked logits ``[batch, actions]`` and values ``[batch]`` of an
+    ``ActionScoringPolicy`` from the state columns and the scored entries, read the way the
+    policy reads a dense observation."""
+    latent_pi, latent_vf = policy.mlp_extractor(states)
+    logits = scored_logits(policy, latent_pi, rows, ids, features)
+    return logits, policy.value_net(latent_vf).flatten()
+
+
+class LegalActions:
+    """A batch's legal actions as a flat list, row by row and id by id (``masks``'
+    nonzeros): the policy's logits, log-probabilities and entropy are computed over these
+    alone, a few dozen per row instead of the 957 ids of the dense ``[batch, actions]``
+    matrix that masking fills with -1e8. ``scored_at``: where each scored entry of the
+    per-action block (``rows``, ``ids``; always legal) sits in the list."""
+
+    def __init__(self, masks: torch.Tensor, rows: torch.Tensor, ids: torch.Tensor) -> None:
+        self.batch, self.width = masks.shape
+        self.rows, self.ids = torch.nonzero(masks, as_tuple=True)
+        self.keys = self.rows * self.width + self.ids  # ascending
+        self.scored_at = self.position(rows, ids)
+
+    def position(self, rows: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+        """The list positions of the legal pairs ``(rows, ids)``."""
+        return torch.searchsorted(self.keys, rows * self.width + ids)
+
+    def log_softmax(self, logits: torch.Tensor) -> torch.Tensor:
+        """Each row's log-probabilities over its legal actions: the masked log-softmax of
+        sb3-contrib's ``MaskableCategorical`` at the legal ids (a masked id adds
+        ``exp(-1e8 - max) = 0`` to its row's sum)."""
+        top = torch.full((self.batch,), float("-inf")).scatter_reduce(
+            0, self.rows, logits.detach(), "amax"
+        )
+        shifted = logits - top[self.rows]
+        sums = torch.zeros(self.batch).index_add(0, self.rows, shifted.exp())
+        return shifted - sums.log()[self.rows]
+
+    def entropy(self, log_probs: torch.Tensor) -> torch.Tensor:
+        return -torch.zeros(self.batch).index_add(0, self.rows, log_probs.exp() * log_probs)
+
+    def sample(self, log_probs: torch.Tensor) -> torch.Tensor:
+        """One list position per row, drawn with the row's probabilities by inverting the
+        cumulative sum of all rows' (in double precision): row r's draw is its start plus a
+        uniform share of its total, kept inside the row's span whatever the rounding."""
+        probs = log_probs.double().exp()
+        totals = torch.zeros(self.batch, dtype=torch.float64).index_add(0, self.rows, probs)
+        counts = torch.bincount(self.rows, minlength=self.batch)
+        last = torch.cumsum(counts, 0) - 1
+        shares = torch.rand(self.batch, dtype=torch.float64)
+        draws = torch.cumsum(totals, 0) - totals + shares * totals
+        picked = torch.searchsorted(probs.cumsum(0), draws, right=True)
+        return torch.minimum(torch.maximum(picked, last - counts + 1), last)
+
+
+def legal_logits(
+    policy: Any, latent_pi: torch.Tensor, scored: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+    legal: LegalActions,
+) -> torch.Tensor:
+    """``scored_logits(policy, latent_pi, *scored)`` at the legal pairs only, the same sums in
+    the same order (``action_scoring.scored_logits``): the flat head and the blank score,
+    plus each scored entry's own score."""
+    rows, _, features = scored
+    module = policy
+    context = module.action_context(latent_pi)
+    blank = module.action_score(context)  # [batch, 1]
+    own = module.action_score(context[rows] + module.action_embed(features)).squeeze(-1)
+    own = own - blank[rows, 0] + module.action_linear(features).squeeze(-1)
+    flat = module.action_net(latent_pi)[legal.rows, legal.ids] + blank[legal.rows, 0]
+    return flat.index_add(0, legal.scored_at, own)
+
+
 def split_observations(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The state columns and the scored entries (env, id, features) of a batch of
     observations whose last block is the per-action block."""
@@ -122,32 +205,8 @@ def split_observations(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
     return obs[:, :-SIZE], envs, ids, block[envs, ids]
 
 
-def sample_legal(probs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-    """One action per row drawn from ``probs`` by inverting its cumulative sum: the
-    distribution of ``torch.multinomial(probs, 1)`` at a twentieth of its cost on a CPU
-    (957 ids, 64 rows). A masked id has probability 0 and is never drawn: ``right=True``
-    skips ids that add nothing to the sum, and a draw that rounding puts past the end
-    goes to the row's last legal id."""
-    cumulative = probs.cumsum(-1)
-    draw = torch.rand(probs.shape[0], 1) * cumulative[:, -1:]
-    actions = torch.searchsorted(cumulative, draw, right=True).squeeze(1)
-    past = actions >= probs.shape[1]
-    if past.any():
-        last_legal = probs.shape[1] - 1 - masks.flip(-1).to(torch.uint8).argmax(-1)
-        actions = torch.where(past, last_legal, actions)
-    return actions
-
-
 def masked_log_probs(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
     return torch.log_softmax(torch.where(masks, logits, MASKED_LOGIT), dim=-1)
-
-
-def masked_entropy(log_probs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-    """``MaskableCategorical.entropy``: -sum p log p over the legal ids. The masked ids'
-    log-probabilities (about -1e8) are replaced by 0 before ``exp`` (whose slow path they
-    would take, a tenth of the update) and their terms dropped."""
-    legal = torch.where(masks, log_probs, 0.0)
-    return -torch.where(masks, legal.exp() * legal, 0.0).sum(-1)
 
 
 class LeanMaskablePPO(MaskablePPO):
@@ -171,9 +230,7 @@ class LeanMaskablePPO(MaskablePPO):
     def _heads(
         self, states: torch.Tensor, rows: torch.Tensor, ids: torch.Tensor, features: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        latent_pi, latent_vf = self.policy.mlp_extractor(states)
-        logits = scored_logits(self.policy, latent_pi, rows, ids, features)
-        return logits, self.policy.value_net(latent_vf).flatten()
+        return scoring_heads(self.policy, states, rows, ids, features)
 
     def _values(self, obs: np.ndarray) -> np.ndarray:
         states, _, _, _ = split_observations(obs)
@@ -197,14 +254,14 @@ class LeanMaskablePPO(MaskablePPO):
             states, envs, ids, features = split_observations(self._last_obs)
             masks = torch.from_numpy(np.asarray(env.env_method("action_masks"), dtype=bool))
             state_t = torch.from_numpy(states)
+            scored = (torch.from_numpy(envs), torch.from_numpy(ids), torch.from_numpy(features))
             with torch.inference_mode():
-                logits, values = self._heads(
-                    state_t, torch.from_numpy(envs), torch.from_numpy(ids),
-                    torch.from_numpy(features),
-                )
-                masked = torch.where(masks, logits, MASKED_LOGIT)
-                actions = sample_legal(torch.softmax(masked, dim=-1), masks)
-                chosen = torch.log_softmax(masked, dim=-1).gather(1, actions[:, None]).squeeze(1)
+                legal = LegalActions(masks, scored[0], scored[1])
+                latent_pi, latent_vf = self.policy.mlp_extractor(state_t)
+                log_probs = legal.log_softmax(legal_logits(self.policy, latent_pi, scored, legal))
+                picked = legal.sample(log_probs)
+                actions, chosen = legal.ids[picked], log_probs[picked]
+                values = self.policy.value_net(latent_vf).flatten()
             new_obs, rewards, dones, infos = env.step(actions.numpy())
             self.num_timesteps += env.num_envs
             callback.update_locals(locals())
@@ -239,12 +296,13 @@ class LeanMaskablePPO(MaskablePPO):
     ) -> tuple[torch.Tensor, float]:
         """MaskablePPO's loss on one minibatch, and its approximate KL (``stats`` gets the
         logged terms)."""
-        logits, values = self._heads(
-            batch["states"], batch["rows"], batch["ids"], batch["features"]
-        )
-        log_all = masked_log_probs(logits, batch["masks"])
-        log_prob = log_all.gather(1, batch["actions"][:, None]).squeeze(1)
-        entropy = masked_entropy(log_all, batch["masks"])
+        scored = (batch["rows"], batch["ids"], batch["features"])
+        legal = LegalActions(batch["masks"], batch["rows"], batch["ids"])
+        latent_pi, latent_vf = self.policy.mlp_extractor(batch["states"])
+        log_all = legal.log_softmax(legal_logits(self.policy, latent_pi, scored, legal))
+        log_prob = log_all[legal.position(torch.arange(legal.batch), batch["actions"])]
+        entropy = legal.entropy(log_all)
+        values = self.policy.value_net(latent_vf).flatten()
         advantages = batch["advantages"]
         if self.normalize_advantage and len(advantages) > 1:
             advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from perikles_env.agents import TableLoop, decide, make_agent
+from perikles_env.analysis.action_features import PER_ACTION, SCORED, SIZE
 from perikles_env.engine import NUM_ACTIONS, Game, GameConfig, new_game
 from perikles_env.jobs.budget import Budget, BudgetBar
 from perikles_env.single_agent import OpponentPool, RewardConfig
@@ -56,7 +57,16 @@ class DemoJob:
 
 @dataclass
 class Demos:
-    observations: np.ndarray  # float16 [N, obs]
+    """Recorded teacher decisions. An observation is kept as its state columns and, when it
+    ends with the per-action block (``env.features: [..., actions]``), that block's scored
+    entries, sparse (the lean learner's layout): configs/default.yaml's 150k decisions take
+    about 0.5 GB instead of 3 GB, and the scoring policy clones from them without
+    rebuilding the dense block."""
+
+    states: np.ndarray  # float16 [N, state]: the observation without the per-action block
+    entry_counts: np.ndarray  # int64 [N]: scored entries per decision (0: no such block)
+    entry_ids: np.ndarray  # int64 [E]: their action ids, decision by decision
+    entry_features: np.ndarray  # float16 [E, PER_ACTION]
     masks: np.ndarray  # bool [N, actions]
     actions: np.ndarray  # int64 [N]
     best: np.ndarray  # bool [N, actions]: the teacher's equally best actions
@@ -64,9 +74,74 @@ class Demos:
     games: int
     wins: float  # teacher seats' win shares, summed
     seats: int  # teacher seats played
+    action_block: bool = False  # the observations end with the per-action block
 
     def __len__(self) -> int:
         return int(self.actions.size)
+
+    @classmethod
+    def concat(cls, parts: list[Demos]) -> Demos:
+        return cls(
+            states=np.concatenate([p.states for p in parts]),
+            entry_counts=np.concatenate([p.entry_counts for p in parts]),
+            entry_ids=np.concatenate([p.entry_ids for p in parts]),
+            entry_features=np.concatenate([p.entry_features for p in parts]),
+            masks=np.concatenate([p.masks for p in parts]),
+            actions=np.concatenate([p.actions for p in parts]),
+            best=np.concatenate([p.best for p in parts]),
+            returns=np.concatenate([p.returns for p in parts]),
+            games=sum(p.games for p in parts),
+            wins=sum(p.wins for p in parts),
+            seats=sum(p.seats for p in parts),
+            action_block=parts[0].action_block,
+        )
+
+    def _entries(self, index: np.ndarray) -> tuple[Any, Any]:
+        """Rows (in ``index`` order) and store positions of the decisions' entries."""
+        import torch
+
+        from .lean_ppo import entries_of
+
+        counts = torch.from_numpy(self.entry_counts)
+        starts = torch.cumsum(counts, 0) - counts
+        return entries_of(starts, counts, torch.from_numpy(np.asarray(index)))
+
+    def observations(self, index: np.ndarray | None = None) -> np.ndarray:
+        """The dense observations (float16) of the decisions ``index`` (all by default),
+        as the encoder wrote them."""
+        index = np.arange(len(self)) if index is None else np.asarray(index)
+        states = self.states[index]
+        if not self.action_block:
+            return states
+        rows, entries = self._entries(index)
+        block = np.zeros((len(index), NUM_ACTIONS, PER_ACTION), dtype=np.float16)
+        block[rows.numpy(), self.entry_ids[entries.numpy()]] = self.entry_features[entries.numpy()]
+        return np.concatenate([states, block.reshape(len(index), -1)], axis=1)
+
+    def sparse(self, index: np.ndarray) -> tuple[Any, Any, Any, Any]:
+        """The decisions ``index`` as the scoring heads read them (``lean_ppo.scoring_heads``):
+        float32 state columns, and each scored entry's row, action id and features."""
+        import torch
+
+        rows, entries = self._entries(index)
+        return (
+            torch.as_tensor(self.states[index], dtype=torch.float32),
+            rows,
+            torch.from_numpy(self.entry_ids[entries.numpy()]),
+            torch.as_tensor(self.entry_features[entries.numpy()], dtype=torch.float32),
+        )
+
+
+def split_observation(
+    obs: np.ndarray, action_block: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An observation's state columns, and its per-action block's scored ids and their
+    features (none without that block)."""
+    if not action_block:
+        return obs, np.zeros(0, dtype=np.int64), np.zeros((0, PER_ACTION), dtype=np.float32)
+    block = obs[-SIZE:].reshape(-1, PER_ACTION)
+    ids = np.flatnonzero(block[:, SCORED] > 0)
+    return obs[:-SIZE], ids, block[ids]
 
 
 _AGENTS: dict[str, Any] = {}
@@ -76,9 +151,6 @@ def _agent(spec: str) -> Any:
     if spec not in _AGENTS:
         _AGENTS[spec] = make_agent(spec)
     return _AGENTS[spec]
-
-
-Part = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, int, np.ndarray]
 
 
 def teacher_move(
@@ -101,11 +173,11 @@ def teacher_move(
     return action, [action]
 
 
-def play_demo_game(job: DemoJob) -> Part:
-    """One game: the teacher seats' (observations, masks, actions, returns, wins, seats,
-    best-action masks)."""
+def play_demo_game(job: DemoJob) -> Demos:
+    """One game: the decisions of the teacher's seats."""
     rng = np.random.default_rng(job.seed)
-    encode = game_encoder(job.features).encode
+    encoder = game_encoder(job.features)
+    encode = encoder.encode
     n = job.player_counts[int(rng.integers(len(job.player_counts)))]
     seat = int(rng.integers(n))
     others = job.opponents.sample(rng, n - 1)
@@ -128,7 +200,9 @@ def play_demo_game(job: DemoJob) -> Part:
 
     seats = [teach if p in trackers else _agent(spec) for p, spec in enumerate(specs)]
     TableLoop(game, seats, rng).run()
-    obs, masks, actions, returns, bests = [], [], [], [], []
+    action_block = job.features[-1:] == ("actions",)
+    states, counts, ids, features = [], [], [], []
+    masks, actions, returns, bests = [], [], [], []
     wins = 0.0
     for p in recorded:
         if not rows[p]:
@@ -145,21 +219,33 @@ def play_demo_game(job: DemoJob) -> Part:
             m[legal] = True
             b = np.zeros(NUM_ACTIONS, dtype=bool)
             b[best] = True
+            state, scored, scored_features = split_observation(o, action_block)
+            states.append(state.astype(np.float16))
+            counts.append(scored.size)
+            ids.append(scored)
+            features.append(scored_features.astype(np.float16))
             bests.append(b)
-            obs.append(o.astype(np.float16))
             masks.append(m)
             actions.append(a)
             returns.append(ret)
         winners = game.winners() if game.is_terminal else []
         wins += 1.0 / len(winners) if p in winners else 0.0
-    return (
-        np.asarray(obs, dtype=np.float16),
-        np.asarray(masks, dtype=bool),
-        np.asarray(actions, dtype=np.int64),
-        np.asarray(returns, dtype=np.float32),
-        wins,
-        len(recorded),
-        np.asarray(bests, dtype=bool).reshape(-1, NUM_ACTIONS),
+    width = int(encoder.space.shape[0]) - (SIZE if action_block else 0)
+    return Demos(
+        states=np.asarray(states, dtype=np.float16).reshape(-1, width),
+        entry_counts=np.asarray(counts, dtype=np.int64),
+        entry_ids=np.concatenate([np.zeros(0, dtype=np.int64), *ids]).astype(np.int64),
+        entry_features=np.concatenate(
+            [np.zeros((0, PER_ACTION), dtype=np.float16), *features]
+        ),
+        masks=np.asarray(masks, dtype=bool).reshape(-1, NUM_ACTIONS),
+        actions=np.asarray(actions, dtype=np.int64),
+        best=np.asarray(bests, dtype=bool).reshape(-1, NUM_ACTIONS),
+        returns=np.asarray(returns, dtype=np.float32),
+        games=1,
+        wins=wins,
+        seats=len(recorded),
+        action_block=action_block,
     )
 
 
@@ -179,7 +265,7 @@ def collect_demos(
     seeds = np.random.SeedSequence(seed)
     bar = BudgetBar(Budget(steps=decisions, unit="decisions"), "imitation games", progress)
     start = time.perf_counter()
-    parts: list[Part] = []
+    parts: list[Demos] = []
     total = 0
     batch = max(workers, min(8 * workers, -(-decisions // 80)))  # ~80 decisions per game
 
@@ -205,23 +291,33 @@ def collect_demos(
             results = pool.map(play_demo_game, todo) if pool else list(map(play_demo_game, todo))
             for r in results:
                 parts.append(r)
-                total += r[2].size
+                total += len(r)
             bar.update(time.perf_counter() - start, total, extra=f"{len(parts)} games")
     finally:
         bar.close()
         if pool is not None:
             pool.terminate()  # every result is in; on an interrupt, stop at once
             pool.join()
-    return Demos(
-        observations=np.concatenate([p[0] for p in parts]),
-        masks=np.concatenate([p[1] for p in parts]),
-        actions=np.concatenate([p[2] for p in parts]),
-        best=np.concatenate([p[6] for p in parts]),
-        returns=np.concatenate([p[3] for p in parts]),
-        games=len(parts),
-        wins=sum(p[4] for p in parts),
-        seats=sum(p[5] for p in parts),
-    )
+    return Demos.concat(parts)
+
+
+def masked_log_probs_of(policy: Any, demos: Demos, index: np.ndarray) -> tuple[Any, Any]:
+    """The policy's masked log-probabilities ``[batch, actions]`` and values ``[batch]`` on
+    the decisions ``index``: from the sparse entries for the scoring policy, from the dense
+    observations for the others."""
+    import torch
+
+    from perikles_env.agents.ppo_policy import ActionScoringPolicy
+
+    from .lean_ppo import masked_log_probs, scoring_heads
+
+    masks = torch.as_tensor(demos.masks[index])
+    if demos.action_block and isinstance(policy, ActionScoringPolicy):
+        logits, values = scoring_heads(policy, *demos.sparse(index))
+        return masked_log_probs(logits, masks), values
+    obs = torch.as_tensor(demos.observations(index), dtype=torch.float32)
+    dist = policy.get_distribution(obs, action_masks=masks).distribution
+    return dist.logits, policy.predict_values(obs).flatten()
 
 
 def imitation_accuracy(policy: Any, demos: Demos, batch_size: int = 1024) -> float:
@@ -232,11 +328,10 @@ def imitation_accuracy(policy: Any, demos: Demos, batch_size: int = 1024) -> flo
     hits = 0
     with torch.no_grad():
         for start in range(0, len(demos), batch_size):
-            part = slice(start, start + batch_size)
-            obs = torch.as_tensor(demos.observations[part], dtype=torch.float32)
-            dist = policy.get_distribution(obs, action_masks=demos.masks[part])
-            chosen = dist.distribution.probs.argmax(dim=1).numpy()
-            hits += int(demos.best[part][np.arange(chosen.size), chosen].sum())
+            index = np.arange(start, min(start + batch_size, len(demos)))
+            log_probs, _ = masked_log_probs_of(policy, demos, index)
+            chosen = log_probs.argmax(dim=1).numpy()
+            hits += int(demos.best[index][np.arange(chosen.size), chosen].sum())
     return hits / max(1, len(demos))
 
 
@@ -267,15 +362,15 @@ def clone_policy(
         batches = checked = 0
         for start in range(0, len(order), batch_size):
             idx = np.sort(order[start : start + batch_size])
-            obs = torch.as_tensor(demos.observations[idx], dtype=torch.float32)
             best = torch.as_tensor(demos.best[idx])
-            masks = torch.as_tensor(demos.masks[idx])
             returns = torch.as_tensor(demos.returns[idx])
-            dist = policy.get_distribution(obs, action_masks=masks).distribution
-            values = policy.predict_values(obs)
-            # -log P(one of the teacher's equally best actions)
-            policy_loss = -torch.logsumexp(dist.logits.masked_fill(~best, -1e8), dim=1).mean()
-            value_loss = torch.nn.functional.mse_loss(values.flatten(), returns)
+            log_probs, values = masked_log_probs_of(policy, demos, idx)
+            # -log P(one of the teacher's equally best actions); -inf, not a large negative
+            # number, for the others: the same sum, at half the cost (exp's slow path)
+            policy_loss = -torch.logsumexp(
+                log_probs.masked_fill(~best, float("-inf")), dim=1
+            ).mean()
+            value_loss = torch.nn.functional.mse_loss(values, returns)
             loss = policy_loss + value_weight * value_loss
             optimizer.zero_grad()
             loss.backward()
@@ -286,7 +381,7 @@ def clone_policy(
             batches += 1
             if batches % 8 == 1:  # imitation accuracy on a sample of the batches
                 with torch.no_grad():
-                    chosen = dist.probs.argmax(dim=1)
+                    chosen = log_probs.argmax(dim=1)
                     hit = best[torch.arange(chosen.numel()), chosen]
                 sums["accuracy"] += float(hit.float().mean())
                 checked += 1
