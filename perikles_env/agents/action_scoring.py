@@ -63,11 +63,21 @@ def scored_logits(
 ) -> torch.Tensor:
     """Unmasked logits [batch, NUM_ACTIONS] from the state network's output ``latent`` and
     the scored entries (``scored_actions``; a learner may store them sparse)."""
+    blank, own = scored_parts(module, latent, rows, features)
+    return (module.action_net(latent) + blank).index_put((rows, ids), own, accumulate=True)
+
+
+def scored_parts(
+    module: Any, latent: torch.Tensor, rows: torch.Tensor, features: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """What the scorer adds to the flat head: ``blank`` [batch, 1], the score of an action
+    without features, and ``own`` [scored], what each scored entry gets on top of it.
+
+    An action without features (all zero) scores mlp(context) (the embedding has no bias),
+    the same for every such id: one per row, then the scored ids only, which keeps the
+    update as cheap as the flat head's."""
     context = module.action_context(latent)
-    # An action without features (all zero) scores mlp(context) (the embedding has no
-    # bias), the same for every such id: one per row, then the scored ids only, which keeps
-    # the update as cheap as the flat head's.
     blank = module.action_score(context)  # [batch, 1]
     own = module.action_score(context[rows] + module.action_embed(features)).squeeze(-1)
     own = own - blank[rows, 0] + module.action_linear(features).squeeze(-1)
-    return (module.action_net(latent) + blank).index_put((rows, ids), own, accumulate=True)
+    return blank, own

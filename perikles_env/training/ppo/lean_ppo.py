@@ -22,7 +22,8 @@ Everything else is MaskablePPO's, unchanged: the same policy object and optimize
 loss (clipped surrogate, value MSE, entropy bonus, gradient clipping, per-minibatch
 advantage normalisation, ``target_kl`` early stop), GAE and the truncation bootstrap, the
 callbacks and the logger's keys. So checkpoints, ``model.zip`` and ``ppo:<path>`` are the
-SB3 path's, byte for byte in layout. Throughput side by side: benchmarks/learner_speed.py.
+SB3 path's, byte for byte in layout. Throughput side by side: ``python
+benchmarks/train_vector_speed.py --compare learner``.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.utils import explained_variance
 from torch.nn import functional as F
 
-from perikles_env.agents.action_scoring import scored_logits
+from perikles_env.agents.action_scoring import scored_logits, scored_parts
 from perikles_env.agents.ppo_policy import MASKED_LOGIT
 from perikles_env.analysis.action_features import PER_ACTION, SCORED, SIZE
 
@@ -184,15 +185,11 @@ def legal_logits(
     legal: LegalActions,
 ) -> torch.Tensor:
     """``scored_logits(policy, latent_pi, *scored)`` at the legal pairs only, the same sums in
-    the same order (``action_scoring.scored_logits``): the flat head and the blank score,
-    plus each scored entry's own score."""
+    the same order: the flat head and the blank score, plus each scored entry's own score
+    (``action_scoring.scored_parts``)."""
     rows, _, features = scored
-    module = policy
-    context = module.action_context(latent_pi)
-    blank = module.action_score(context)  # [batch, 1]
-    own = module.action_score(context[rows] + module.action_embed(features)).squeeze(-1)
-    own = own - blank[rows, 0] + module.action_linear(features).squeeze(-1)
-    flat = module.action_net(latent_pi)[legal.rows, legal.ids] + blank[legal.rows, 0]
+    blank, own = scored_parts(policy, latent_pi, rows, features)
+    flat = policy.action_net(latent_pi)[legal.rows, legal.ids] + blank[legal.rows, 0]
     return flat.index_add(0, legal.scored_at, own)
 
 
@@ -226,11 +223,6 @@ class LeanMaskablePPO(MaskablePPO):
         self.rollout_buffer = None  # type: ignore[assignment]  # SB3's dense one is not used
 
     # ---- the network, read the way ActionScoringPolicy reads it -------------------------
-
-    def _heads(
-        self, states: torch.Tensor, rows: torch.Tensor, ids: torch.Tensor, features: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        return scoring_heads(self.policy, states, rows, ids, features)
 
     def _values(self, obs: np.ndarray) -> np.ndarray:
         states, _, _, _ = split_observations(obs)
