@@ -78,6 +78,7 @@ def scored_parts(
     update as cheap as the flat head's."""
     context = module.action_context(latent)
     blank = module.action_score(context)  # [batch, 1]
-    own = module.action_score(context[rows] + module.action_embed(features)).squeeze(-1)
-    own = own - blank[rows, 0] + module.action_linear(features).squeeze(-1)
-    return blank, own
+    # index_select, not context[rows]: its gradient is an index_add, not a sorted index_put
+    own = module.action_score(context.index_select(0, rows) + module.action_embed(features))
+    own = own.squeeze(-1) - blank[:, 0].index_select(0, rows)
+    return blank, own + module.action_linear(features).squeeze(-1)

@@ -198,3 +198,29 @@ def test_lean_needs_the_scoring_head():
 
     with pytest.raises(InvalidConfigError, match="ppo.learner"):
         load_config(SMOKE, ["ppo.learner=lean"])
+
+
+def test_the_pipelined_rollout_records_what_the_step_by_step_one_does():
+    """Half the native envs stepping while the network decides for the other half changes
+    nothing the rollout records: the same states, masks, actions (the same uniform draws),
+    rewards, episode starts and scored entries as stepping every env at once, and values
+    and log-probabilities equal up to the matrix products' rounding."""
+    stores = []
+    for pipeline in (True, False):
+        torch.manual_seed(5)
+        model, _ = lean_model(["seed=5", "train.n_envs=6", "ppo.n_steps=24"])
+        model.pipeline = pipeline
+        model.learn(6 * 24)  # one rollout (and one update)
+        stepped_apart = model.env.unwrapped._executor is not None  # step_rows_async ran
+        assert stepped_apart == pipeline
+        stores.append(model.rollout)
+        model.env.close()
+    piped, whole = stores
+    for name in ("states", "masks", "actions", "entry_ids", "entry_features", "counts"):
+        assert torch.equal(getattr(piped, name), getattr(whole, name)), name
+    for name in ("rewards", "episode_starts"):
+        assert np.array_equal(getattr(piped, name), getattr(whole, name)), name
+    torch.testing.assert_close(piped.log_probs, whole.log_probs)
+    np.testing.assert_allclose(piped.values, whole.values, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(piped.advantages, whole.advantages, rtol=1e-4, atol=1e-5)
+    assert piped.episode_starts.any()  # games ended inside the rollout

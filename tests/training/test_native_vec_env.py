@@ -380,3 +380,74 @@ def test_a_network_that_cannot_read_or_play_the_env_is_refused(counts, features,
     with pytest.raises(InvalidConfigError, match=message) as info:
         NativeVecEnv(2, counts, None, REWARD, features=features, opponents={"net": 1.0})
     assert "\n" not in str(info.value)
+
+
+def rows_run(env: NativeVecEnv, steps: int, halves: list[np.ndarray]) -> list[tuple]:
+    """``run``'s record, each step taken as ``step_rows_async`` calls on ``halves``."""
+    out: list[tuple] = [(env.reset(),)]
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        masks = env.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        for rows in halves:
+            env.step_rows_async(rows, actions[rows])
+        obs, rewards, dones, infos = env.step_wait()
+        counts = np.array([(i["decisions"], i.get("win_share", -1)) for i in infos])
+        out.append((obs, rewards, dones, counts))
+    return out
+
+
+def test_rows_stepped_apart_equal_the_whole_step() -> None:
+    """``step_rows_async`` on any split of the rows, in any order, then ``step_wait()``:
+    the same observations, rewards, dones and infos as ``step()`` of every row."""
+    kwargs = {"num_players": [3, 4, 5], "learner_seat": None, "reward": REWARD, "seed": 4}
+    kwargs["opponents"] = {"random": 0.5, "heuristic": 0.5}
+    whole = run(NativeVecEnv(5, **kwargs), 80)
+    for halves in ([np.array([3, 1]), np.array([0, 4, 2])], [np.arange(5)]):
+        for a, b in zip(whole, rows_run(NativeVecEnv(5, **kwargs), 80, halves), strict=True):
+            for x, y in zip(a, b, strict=True):
+                assert np.array_equal(x, y)
+    assert any(step[2].any() for step in whole[1:])  # games ended on the way
+
+
+def test_rows_being_stepped_leave_the_others_readable() -> None:
+    env = NativeVecEnv(4, 4, None, REWARD, seed=8, opponents={"heuristic": 1.0})
+    env.reset()
+    before_obs, before_masks = env.observe_rows(np.array([2, 3]))
+    masks = env.action_masks()
+    env.step_rows_async(np.array([0, 1]), np.array([np.flatnonzero(m)[0] for m in masks[:2]]))
+    obs, row_masks = env.observe_rows(np.array([2, 3]))  # while rows 0 and 1 step
+    assert np.array_equal(obs, before_obs) and np.array_equal(row_masks, before_masks)
+    env.wait_rows()
+    assert np.array_equal(env.observe_rows(np.array([2, 3]))[0], before_obs)
+
+
+def test_rows_given_wrongly_are_refused_and_change_nothing() -> None:
+    env = NativeVecEnv(3, 4, 0, REWARD, seed=6, opponents={"heuristic": 1.0})
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step_rows_async(np.array([0]), np.array([0]))
+    first = env.reset()
+    legal = np.array([int(np.flatnonzero(m)[0]) for m in env.action_masks()])
+    for rows, actions, message in (
+        ([0, 3], legal[:2], "env indices"),
+        ([0, 0], legal[:2], "once per step"),
+        ([0], [-1], ">= 0"),
+        ([0, 1], legal[:1], "one length"),
+        ([0], [0.5], "integer"),
+    ):
+        with pytest.raises(InvalidConfigError, match=message):
+            env.step_rows_async(np.array(rows), np.array(actions))
+    assert np.array_equal(env.observe_rows(np.arange(3))[0], first)
+    env.step_rows_async(np.array([1]), legal[[1]])
+    with pytest.raises(InvalidConfigError, match=r"rows \[1\] were already given"):
+        env.step_rows_async(np.array([1, 2]), legal[[1, 2]])
+    with pytest.raises(RuntimeError, match=r"not stepped rows \[0, 2\]"):
+        env.step_wait()
+    illegal = int(np.flatnonzero(~env.action_masks()[0])[0])
+    env.step_rows_async(np.array([0]), np.array([illegal]))
+    with pytest.raises(IllegalActionError):
+        env.wait_rows()
+    assert np.array_equal(env.observe_rows(np.array([0]))[0], first[[0]])  # unchanged
+    env.step_rows_async(np.array([0, 2]), legal[[0, 2]])  # row 0 may be given again
+    assert env.step_wait()[0].shape == first.shape
+    env.close()

@@ -16,7 +16,12 @@ distribution builds the full categorical object at every step. Here:
   get ``exp(-1e8) = 0``), without the dense ``[batch, 957]`` masking, softmax and entropy;
 * the forward passes of the rollout run under ``torch.inference_mode``, and its actions are
   drawn by inverting the cumulative probabilities (``LegalActions.sample``), not with
-  ``torch.multinomial``, which took a sixth of the rollout.
+  ``torch.multinomial``, which took a sixth of the rollout;
+* on the native vector env the rollout is a pipeline of two halves of the envs: one half's
+  games step in C++ on a background thread (``NativeVecEnv.step_rows_async``) while the
+  network chooses the other half's actions, so the C++ step and the network's forward pass
+  keep both cores busy instead of taking turns. What the rollout records is the same as
+  stepping every env at once (tested).
 
 Everything else is MaskablePPO's, unchanged: the same policy object and optimizer, the same
 loss (clipped surrogate, value MSE, entropy bonus, gradient clipping, per-minibatch
@@ -28,13 +33,14 @@ benchmarks/train_vector_speed.py --compare learner``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
 from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.utils import explained_variance
+from stable_baselines3.common.vec_env import VecMonitor
 from torch.nn import functional as F
 
 from perikles_env.agents.action_scoring import scored_logits, scored_parts
@@ -83,9 +89,13 @@ class SparseRollout:
             last_gae = delta + gamma * lam * next_non_terminal * last_gae
             self.advantages[step] = last_gae
         self.returns = self.advantages + self.values
-        samples = np.concatenate([e[0] for e in self._entries])  # in sample order already
-        self.entry_ids = torch.from_numpy(np.concatenate([e[1] for e in self._entries]))
-        self.entry_features = torch.from_numpy(np.concatenate([e[2] for e in self._entries]))
+        samples = np.concatenate([e[0] for e in self._entries])
+        order = np.argsort(samples, kind="stable")  # rows may come in any order
+        samples = samples[order]
+        self.entry_ids = torch.from_numpy(np.concatenate([e[1] for e in self._entries])[order])
+        self.entry_features = torch.from_numpy(
+            np.concatenate([e[2] for e in self._entries])[order]
+        )
         counts = np.bincount(samples, minlength=self.steps * self.envs)
         self.counts = torch.from_numpy(counts)
         self.starts = torch.from_numpy(np.concatenate(([0], np.cumsum(counts)[:-1])))
@@ -159,9 +169,9 @@ class LegalActions:
         top = torch.full((self.batch,), float("-inf")).scatter_reduce(
             0, self.rows, logits.detach(), "amax"
         )
-        shifted = logits - top[self.rows]
+        shifted = logits - top.index_select(0, self.rows)
         sums = torch.zeros(self.batch).index_add(0, self.rows, shifted.exp())
-        return shifted - sums.log()[self.rows]
+        return shifted - sums.log().index_select(0, self.rows)
 
     def entropy(self, log_probs: torch.Tensor) -> torch.Tensor:
         return -torch.zeros(self.batch).index_add(0, self.rows, log_probs.exp() * log_probs)
@@ -189,8 +199,8 @@ def legal_logits(
     (``action_scoring.scored_parts``)."""
     rows, _, features = scored
     blank, own = scored_parts(policy, latent_pi, rows, features)
-    flat = policy.action_net(latent_pi)[legal.rows, legal.ids] + blank[legal.rows, 0]
-    return flat.index_add(0, legal.scored_at, own)
+    flat = policy.action_net(latent_pi).flatten().index_select(0, legal.keys)
+    return (flat + blank[:, 0].index_select(0, legal.rows)).index_add(0, legal.scored_at, own)
 
 
 def split_observations(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -199,15 +209,30 @@ def split_observations(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
     obs = np.asarray(obs, dtype=np.float32)
     block = obs[:, -SIZE:].reshape(obs.shape[0], -1, PER_ACTION)
     envs, ids = np.nonzero(block[:, :, SCORED] > 0)
-    return obs[:, :-SIZE], envs, ids, block[envs, ids]
+    return np.ascontiguousarray(obs[:, :-SIZE]), envs, ids, block[envs, ids]
 
 
 def masked_log_probs(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
     return torch.log_softmax(torch.where(masks, logits, MASKED_LOGIT), dim=-1)
 
 
+class Decision(NamedTuple):
+    """The policy's choice for a batch of observations, and what the rollout keeps of it."""
+
+    states: torch.Tensor
+    masks: torch.Tensor
+    envs: np.ndarray  # each scored entry's row in the batch
+    ids: np.ndarray
+    features: np.ndarray
+    actions: torch.Tensor
+    log_probs: torch.Tensor  # of the actions chosen
+    values: torch.Tensor
+
+
 class LeanMaskablePPO(MaskablePPO):
     """MaskablePPO for ``ActionScoringPolicy`` with the sparse rollout (module docstring)."""
+
+    pipeline = True  # step half the envs while the network decides for the other half
 
     def _setup_model(self) -> None:
         super()._setup_model()
@@ -232,6 +257,55 @@ class LeanMaskablePPO(MaskablePPO):
 
     # ---- rollout ------------------------------------------------------------------------
 
+    def _decide(self, obs: np.ndarray, masks: np.ndarray) -> Decision:
+        """The policy's actions, their log-probabilities and the values for a batch of
+        observations (no autograd), with what the rollout keeps of the batch."""
+        states, envs, ids, features = split_observations(obs)
+        state_t, masks_t = torch.from_numpy(states), torch.from_numpy(masks)
+        scored = (torch.from_numpy(envs), torch.from_numpy(ids), torch.from_numpy(features))
+        with torch.inference_mode():
+            legal = LegalActions(masks_t, scored[0], scored[1])
+            latent_pi, latent_vf = self.policy.mlp_extractor(state_t)
+            log_probs = legal.log_softmax(legal_logits(self.policy, latent_pi, scored, legal))
+            picked = legal.sample(log_probs)
+            actions, chosen = legal.ids[picked], log_probs[picked]
+            values = self.policy.value_net(latent_vf).flatten()
+        return Decision(state_t, masks_t, envs, ids, features, actions, chosen, values)
+
+    def _record(self, step: int, rows: np.ndarray, decision: Decision) -> None:
+        store = self.rollout
+        index = torch.from_numpy(rows)
+        store.states[step, index] = decision.states
+        store.masks[step, index] = decision.masks
+        store.actions[step, index] = decision.actions
+        store.log_probs[step, index] = decision.log_probs
+        store.values[step, rows] = decision.values.numpy()
+        store.add_entries(step, rows[decision.envs], decision.ids, decision.features)
+
+    def _publish(
+        self, step: int, env: Any, callback: Any, new_obs: np.ndarray, rewards: np.ndarray,
+        dones: np.ndarray, infos: list[dict[str, Any]],
+    ) -> bool:
+        """A step's results: the callbacks, the episode statistics, the rewards (time-outs
+        bootstrap with the value) and the next step's episode starts. False: stop."""
+        self.num_timesteps += env.num_envs
+        callback.update_locals(locals())
+        if not callback.on_step():
+            return False
+        self._update_info_buffer(infos, dones)
+        rewards = np.asarray(rewards, dtype=np.float32).copy()
+        for idx in np.flatnonzero(dones):
+            info = infos[idx]
+            terminal = info.get("terminal_observation")
+            if terminal is not None and info.get("TimeLimit.truncated", False):
+                rewards[idx] += self.gamma * float(self._values(terminal[None])[0])
+        self.rollout.rewards[step] = rewards
+        self._last_obs = new_obs
+        self._last_episode_starts = dones
+        if step + 1 < self.rollout.steps:
+            self.rollout.episode_starts[step + 1] = dones
+        return True
+
     def collect_rollouts(  # type: ignore[override]
         self, env: Any, callback: Any, rollout_buffer: Any, n_rollout_steps: int,
         use_masking: bool = True,
@@ -240,45 +314,51 @@ class LeanMaskablePPO(MaskablePPO):
         self.policy.set_training_mode(False)
         store = self.rollout
         store.reset()
+        store.episode_starts[0] = self._last_episode_starts
         callback.on_rollout_start()
-        dones = np.zeros(self.n_envs, dtype=bool)
-        for step in range(n_rollout_steps):
-            states, envs, ids, features = split_observations(self._last_obs)
-            masks = torch.from_numpy(np.asarray(env.env_method("action_masks"), dtype=bool))
-            state_t = torch.from_numpy(states)
-            scored = (torch.from_numpy(envs), torch.from_numpy(ids), torch.from_numpy(features))
-            with torch.inference_mode():
-                legal = LegalActions(masks, scored[0], scored[1])
-                latent_pi, latent_vf = self.policy.mlp_extractor(state_t)
-                log_probs = legal.log_softmax(legal_logits(self.policy, latent_pi, scored, legal))
-                picked = legal.sample(log_probs)
-                actions, chosen = legal.ids[picked], log_probs[picked]
-                values = self.policy.value_net(latent_vf).flatten()
-            new_obs, rewards, dones, infos = env.step(actions.numpy())
-            self.num_timesteps += env.num_envs
-            callback.update_locals(locals())
-            if not callback.on_step():
-                return False
-            self._update_info_buffer(infos, dones)
-            rewards = np.asarray(rewards, dtype=np.float32).copy()
-            for idx in np.flatnonzero(dones):  # time-outs bootstrap with the value
-                info = infos[idx]
-                terminal = info.get("terminal_observation")
-                if terminal is not None and info.get("TimeLimit.truncated", False):
-                    rewards[idx] += self.gamma * float(self._values(terminal[None])[0])
-            store.states[step].copy_(state_t)
-            store.masks[step].copy_(masks)
-            store.actions[step].copy_(actions)
-            store.log_probs[step].copy_(chosen)
-            store.values[step] = values.numpy()
-            store.rewards[step] = rewards
-            store.episode_starts[step] = self._last_episode_starts
-            store.add_entries(step, envs, ids, features)
-            self._last_obs = new_obs
-            self._last_episode_starts = dones
-        store.finish(self._values(new_obs), dones, self.gamma, self.gae_lambda)
+        native = env.venv if isinstance(env, VecMonitor) else env  # no other wrapper
+        if self.pipeline and self.n_envs >= 2 and hasattr(native, "step_rows_async"):
+            go_on = self._pipelined_rollout(env, native, callback, n_rollout_steps)
+        else:
+            go_on = self._rollout(env, callback, n_rollout_steps)
+        if not go_on:
+            return False
+        store.finish(self._values(self._last_obs), self._last_episode_starts, self.gamma,
+                     self.gae_lambda)
         callback.on_rollout_end()
         return True
+
+    def _rollout(self, env: Any, callback: Any, n_rollout_steps: int) -> bool:
+        """One step of every env at a time (any VecEnv)."""
+        every = np.arange(self.n_envs)
+        for step in range(n_rollout_steps):
+            masks = np.asarray(env.env_method("action_masks"), dtype=bool)
+            decision = self._decide(self._last_obs, masks)
+            new_obs, rewards, dones, infos = env.step(decision.actions.numpy())
+            self._record(step, every, decision)
+            if not self._publish(step, env, callback, new_obs, rewards, dones, infos):
+                return False
+        return True
+
+    def _pipelined_rollout(
+        self, env: Any, native: Any, callback: Any, n_rollout_steps: int
+    ) -> bool:
+        """The envs in two halves, so that one half's games step in C++ (on a background
+        thread, ``step_rows_async``) while the network chooses the other half's actions:
+        step t's first half decides while the second half's step t-1 runs, and its second
+        half while the first half's step t runs. Each step is published (callbacks,
+        statistics) once both halves have stepped, with nothing running."""
+        half = self.n_envs // 2
+        halves = (np.arange(half), np.arange(half, self.n_envs))
+        for step in range(n_rollout_steps):
+            for h, rows in enumerate(halves):
+                decision = self._decide(*native.observe_rows(rows))
+                self._record(step, rows, decision)
+                if h == 0 and step > 0:
+                    if not self._publish(step - 1, env, callback, *env.step_wait()):
+                        return False
+                native.step_rows_async(rows, decision.actions.numpy())
+        return self._publish(n_rollout_steps - 1, env, callback, *env.step_wait())
 
     # ---- update -------------------------------------------------------------------------
 
@@ -292,7 +372,9 @@ class LeanMaskablePPO(MaskablePPO):
         legal = LegalActions(batch["masks"], batch["rows"], batch["ids"])
         latent_pi, latent_vf = self.policy.mlp_extractor(batch["states"])
         log_all = legal.log_softmax(legal_logits(self.policy, latent_pi, scored, legal))
-        log_prob = log_all[legal.position(torch.arange(legal.batch), batch["actions"])]
+        log_prob = log_all.index_select(
+            0, legal.position(torch.arange(legal.batch), batch["actions"])
+        )
         entropy = legal.entropy(log_all)
         values = self.policy.value_net(latent_vf).flatten()
         advantages = batch["advantages"]

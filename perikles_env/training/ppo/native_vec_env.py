@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
@@ -241,6 +242,13 @@ class NativeVecEnv(VecEnv):
         self._players = np.zeros(num_envs, dtype=np.int32)
         self._actions: np.ndarray | None = None
         self._state: VecState | None = None  # the vector env's buffers, after reset()
+        # the last step's results per row (rows are stepped together or by step_rows_async)
+        self._rewards = np.zeros(num_envs, dtype=np.float32)
+        self._dones = np.zeros(num_envs, dtype=bool)
+        self._infos: list[dict[str, Any]] = [{} for _ in range(num_envs)]
+        self._stepped = np.zeros(num_envs, dtype=bool)  # rows stepped since step_wait()
+        self._row_step: tuple[Future[None], np.ndarray] | None = None  # and its rows
+        self._executor: ThreadPoolExecutor | None = None
 
     # ---- the league ---------------------------------------------------------------------
 
@@ -319,6 +327,8 @@ class NativeVecEnv(VecEnv):
     # ---- stepping -----------------------------------------------------------------------
 
     def reset(self) -> VecEnvObs:
+        self.wait_rows()
+        self._stepped[:] = False
         seeds = [self.seed_base + i if s is None else s for i, s in enumerate(self._seeds)]
         state = self._state = self._play_networks(self.vector.reset(seeds))
         self._reset_seeds()
@@ -331,42 +341,112 @@ class NativeVecEnv(VecEnv):
         self._actions = np.asarray(actions)  # checked by VectorEnv.step (typed errors)
 
     def step_wait(self) -> VecEnvStepReturn:
-        if self._state is None or self._actions is None:
+        """The step of every env: the one ``step_async`` asked for, or, after
+        ``step_rows_async`` has stepped every row once, the rows' steps together."""
+        if self._state is None:
             raise RuntimeError("call reset() before step()")
-        actions, self._actions = self._actions, None
-        n = self.num_envs
-        state = self.vector.step(actions, allow_skip=False)  # the learner acts in every row
+        if self._row_step is not None or self._stepped.any():
+            self.wait_rows()
+            if not self._stepped.all():
+                missing = np.flatnonzero(~self._stepped).tolist()
+                raise RuntimeError(f"step_rows_async has not stepped rows {missing} yet")
+            self._stepped[:] = False
+        else:
+            if self._actions is None:
+                raise RuntimeError("call step_async() before step_wait()")
+            actions, self._actions = self._actions, None
+            self._advance(actions, np.arange(self.num_envs), allow_skip=False)
+        return (
+            self._state.observation.copy(),
+            self._rewards.copy(),
+            self._dones.copy(),
+            list(self._infos),
+        )
+
+    def step_rows_async(self, rows: np.ndarray, actions: np.ndarray) -> None:
+        """Start stepping the envs ``rows`` (``actions[k]`` for env ``rows[k]``) on a
+        background thread, after the previous rows' step has finished; the other rows'
+        games, observations and masks stay as they are, so a learner may read them
+        (``observe_rows``) and choose their actions meanwhile. Once every row has been
+        stepped, ``step_wait()`` returns the whole step, as if ``step_async`` had asked
+        for all of it (each row's reward, done and info are its own step's)."""
+        if self._state is None:
+            raise RuntimeError("call reset() before step_rows_async()")
+        self.wait_rows()
+        rows = np.asarray(rows, dtype=np.int64)
+        actions = np.asarray(actions)
+        if rows.ndim != 1 or actions.shape != rows.shape or actions.dtype.kind not in "iu":
+            raise InvalidConfigError(
+                f"rows and actions must be two 1-d integer arrays of one length, got shapes "
+                f"{rows.shape} and {actions.shape} ({actions.dtype})"
+            )
+        if len(rows) and (rows.min() < 0 or rows.max() >= self.num_envs):
+            raise InvalidConfigError(f"rows must be env indices in 0..{self.num_envs - 1}")
+        if (actions < 0).any():
+            raise InvalidConfigError("an action id must be >= 0 (every row given acts)")
+        again = rows[self._stepped[rows]]
+        if len(again) or len(np.unique(rows)) != len(rows):
+            raise InvalidConfigError(
+                f"rows {sorted(set(again.tolist()))} were already given since the last "
+                "step_wait(); give each row once per step"
+            )
+        full = np.full(self.num_envs, -1, dtype=np.int64)
+        full[rows] = actions
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="native-rows")
+        self._stepped[rows] = True
+        self._row_step = (self._executor.submit(self._advance, full, rows, True), rows)
+
+    def wait_rows(self) -> None:
+        """Wait for the rows ``step_rows_async`` is stepping. Its error, if any, is raised
+        here, and those rows count as not given (an illegal action changes no game)."""
+        if self._row_step is not None:
+            (running, rows), self._row_step = self._row_step, None
+            try:
+                running.result()
+            except BaseException:
+                self._stepped[rows] = False
+                raise
+
+    def observe_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Copies of the envs ``rows``' observations and boolean masks now (safe while
+        ``step_rows_async`` steps other rows)."""
+        if self._state is None:
+            raise RuntimeError("call reset() before observe_rows()")
+        return self._state.observation[rows], self._state.action_mask[rows].astype(bool)
+
+    def _advance(self, actions: np.ndarray, rows: np.ndarray, allow_skip: bool) -> None:
+        """Step the envs ``rows`` (every other row's action is -1) until each waits for its
+        learner again, and write their rewards, dones and infos."""
+        state = self.vector.step(actions, allow_skip=allow_skip)
         ended: dict[int, dict[str, Any]] = {}  # row -> the learner's game that ended
-        decisions = np.zeros(n, dtype=np.int64)
+        decisions = np.zeros(self.num_envs, dtype=np.int64)
 
         def collect(state: VecState) -> None:
-            decisions[:] += state.decisions
+            decisions[:] += state.decisions  # 0 in the rows not stepped
             for i in np.flatnonzero(state.terminated | state.truncated):
                 if int(i) not in ended:  # a later game of the row had no learner decision
                     ended[int(i)] = self._ended(int(i), state)
 
         collect(state)
-        state = self._state = self._play_networks(state, collect)
-        rewards = np.zeros(n, dtype=np.float32)
-        dones = np.zeros(n, dtype=bool)
-        infos: list[dict[str, Any]] = []
-        for i in range(n):
+        state = self._state = self._play_networks(state, collect)  # other rows wait: 0
+        for i in rows.tolist():
             info = self._base_info(i, int(decisions[i]))
             end = ended.get(i)
             tracker = self._trackers[i]
             terminated = bool(end and end["terminal"])
+            self._rewards[i] = 0.0
             if tracker.pays(terminated):  # in double precision (C++ writes float32)
                 scores = end["scores"] if end else state.scores[i, : self._players[i]].tolist()
                 winners = end["winners"] if terminated else ()
-                rewards[i] = tracker.step_scores(scores, terminated, winners)
+                self._rewards[i] = tracker.step_scores(scores, terminated, winners)
+            self._dones[i] = bool(end)
             if end:
-                dones[i] = True
                 info.update(end)
                 info["TimeLimit.truncated"] = not terminated
                 self._new_episode(i, state)
-            infos.append(info)
-        self.reset_infos = [self._base_info(i, 0) if dones[i] else {} for i in range(n)]
-        return state.observation.copy(), rewards, dones, infos
+            self._infos[i] = info
+            self.reset_infos[i] = self._base_info(i, 0) if end else {}
 
     def action_masks(self) -> np.ndarray:
         """Boolean masks of every env's legal actions now, ``[num_envs, NUM_ACTIONS]``."""
@@ -453,4 +533,8 @@ class NativeVecEnv(VecEnv):
         return [False for _ in self._get_indices(indices)]
 
     def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
+        self._row_step = None
         self._state = None
