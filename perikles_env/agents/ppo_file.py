@@ -61,7 +61,8 @@ class ModelFile:
 
 
 def policy_settings(policy: Any) -> dict[str, Any]:
-    """The constructor settings that rebuild ``policy`` (class name, net_arch, activation)."""
+    """The constructor settings that rebuild ``policy`` (class name, net_arch, activation,
+    and the shared ``trunk`` where it has one)."""
     from .ppo_policy import ACTIVATIONS, POLICIES
 
     name = type(policy).__name__
@@ -70,7 +71,10 @@ def policy_settings(policy: Any) -> dict[str, Any]:
     activation = [k for k, v in ACTIVATIONS.items() if v is policy.activation_fn]
     if not activation:
         raise ModelFileError(f"activation {policy.activation_fn} has no name in a model file")
-    return {"class": name, "net_arch": policy.net_arch, "activation": activation[0]}
+    settings = {"class": name, "net_arch": policy.net_arch, "activation": activation[0]}
+    if getattr(policy, "trunk", None):
+        settings["trunk"] = list(policy.trunk)
+    return settings
 
 
 def _arrays(tensors: dict[str, Any]) -> bytes:
@@ -287,6 +291,11 @@ def build_policy(model: ModelFile, device: str = "cpu") -> Any:
         )
     activation = ACTIVATIONS.get(settings.get("activation"))
     net_arch = settings.get("net_arch")
+    extra: dict[str, Any] = {}
+    if "trunk" in settings:  # shared first layers: ActionScoringPolicy only
+        extra["trunk"] = settings["trunk"]
+        if settings.get("class") != "ActionScoringPolicy" or not _is_net_arch(extra["trunk"]):
+            raise ModelFileError(f"{model.path}: bad policy settings {settings}")
     if activation is None or not _is_net_arch(net_arch):
         raise ModelFileError(f"{model.path}: bad policy settings {settings}")
     if model.meta.get("actions") != NUM_ACTIONS:
@@ -300,6 +309,7 @@ def build_policy(model: ModelFile, device: str = "cpu") -> Any:
         net_arch=net_arch,
         activation_fn=activation,
         optimizer_class=_NoOptimizer,
+        **extra,
     )
     load_weights(policy, model)
     policy.set_training_mode(False)

@@ -75,9 +75,11 @@ def net_from_ppo(path: str | Path, num_players: int = 4) -> SearchNet:
         )
     arch: Any = policy.get("net_arch")
     pi, vf = (arch.get("pi"), arch.get("vf")) if isinstance(arch, dict) else (arch, arch)
+    trunk = list(policy.get("trunk") or ())  # shared layers: the start of both trunks
     try:
         settings = NetSettings(
-            num_players, tuple(features), tuple(pi or ()), tuple(vf or ()), policy["activation"]
+            num_players, tuple(features), tuple(trunk + list(pi or ())),
+            tuple(trunk + list(vf or ())), policy["activation"],
         )
         net = SearchNet(settings)
     except (InvalidConfigError, TypeError, KeyError) as exc:
@@ -86,16 +88,29 @@ def net_from_ppo(path: str | Path, num_players: int = 4) -> SearchNet:
     for name, array in model.policy_state.items():
         if name.startswith(DROPPED):
             continue
-        for old, new in RENAMED.items():
-            if name.startswith(old):
-                name = new + name[len(old) :]
-        state[name] = torch.from_numpy(np.asarray(array, dtype=np.float32).copy())
+        tensor = torch.from_numpy(np.asarray(array, dtype=np.float32).copy())
+        for renamed in _search_names(name, len(trunk)):
+            state[renamed] = tensor
     try:
         net.load_state_dict(state)
     except RuntimeError as exc:
         raise ModelFileError(f"{model.path}: weights do not fit the search network: {exc}") from exc
     net.extra = {"ppo": str(model.path), "ppo_timesteps": model.meta.get("num_timesteps")}
     return net.eval()
+
+
+def _search_names(name: str, shared: int) -> list[str]:
+    """The search network's names for the PPO tensor ``name``: a shared trunk's layer
+    (``mlp_extractor.shared_net.<i>``) is the first layers of both the policy and the value
+    trunks, whose own layers come after the ``shared`` ones."""
+    prefix = "mlp_extractor.shared_net."
+    if name.startswith(prefix):
+        return [trunk + name[len(prefix) :] for trunk in ("policy_trunk.", "value_trunk.")]
+    for old, new in RENAMED.items():
+        if name.startswith(old):
+            index, _, rest = name[len(old) :].partition(".")
+            return [f"{new}{int(index) + 2 * shared}.{rest}"]  # a Linear and its activation
+    return [name]
 
 
 def ppo_from_net(model: Any, path: str | Path, features: Sequence[str]) -> dict[str, Any]:

@@ -260,8 +260,12 @@ def test_bad_evaluation_configs_raise_clear_errors(tmp_path, text, message):
         load_eval_config(path)
 
 
-def test_init_net_fits_the_default_recipe():
-    config = load_config(CONFIGS / "default.yaml", [f"ppo.init_net={NET}", "pretrain.decisions=0"])
+def test_init_net_fits_the_default_recipe_without_its_shared_trunk():
+    start = [f"ppo.init_net={NET}", "pretrain.decisions=0"]
+    with pytest.raises(InvalidConfigError, match="no shared trunk"):
+        load_config(CONFIGS / "default.yaml", start)
+    separate = ["ppo.trunk=[]", "ppo.net_arch=[128, 128]"]
+    config = load_config(CONFIGS / "default.yaml", [*start, *separate])
     assert config.ppo.init_net_path() == NET and config.ppo.net_arch == [128, 128]
     shipped = load_config(CONFIGS / "net_tune.yaml").ppo  # `net`: the shipped network
     assert shipped.init_net == "net" and Path(shipped.init_net_path()) == Path(NET)

@@ -40,14 +40,16 @@ def lean_model(overrides: list[str] = ()) -> tuple[LeanMaskablePPO, object]:
     return model, config
 
 
-def test_the_lean_heads_equal_the_policys_own_evaluation():
+@pytest.mark.parametrize("trunk", [[], [24]])
+def test_the_lean_heads_equal_the_policys_own_evaluation(trunk):
     """At the legal ids the lean logits are the policy's own (the same sums, bit for bit);
     log-probabilities, entropies and values equal ``evaluate_actions`` on the dense
-    observations."""
+    observations; with separate networks and with a shared trunk."""
     from perikles_env.agents.action_scoring import scored_logits
 
     torch.manual_seed(0)
-    model, _ = lean_model()
+    model, _ = lean_model([f"ppo.trunk={trunk}"])
+    assert bool(getattr(model.policy.mlp_extractor, "shared_net", None)) == bool(trunk)
     env = model.env
     obs = env.reset()
     rng = np.random.default_rng(5)

@@ -4,7 +4,10 @@ model with it saves and plays as ``ppo:<path>``."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pytest
 import torch
 
 from perikles_env.agents.ppo_file import save_model
@@ -141,3 +144,43 @@ def test_masked_probs_are_the_distributions_probabilities_for_every_head():
         predicted, _ = policy.predict(obs.numpy(), action_masks=mask.numpy(), deterministic=True)
         assert fast.argmax(dim=1).tolist() == np.asarray(predicted).tolist(), head
         assert bool(mask[torch.arange(len(mask)), fast.argmax(dim=1)].all()), head
+
+
+def test_a_shared_trunk_is_computed_once_and_its_model_file_plays_the_same(tmp_path):
+    """``ppo.trunk``: the policy and the value read one shared first network (its layers
+    are in the optimizer once); the model file records the trunk and rebuilds the same
+    policy (same probabilities); a trunk with another head is refused."""
+    import gymnasium as gym
+
+    from perikles_env.agents.ppo_file import load_policy, save_model
+    from perikles_env.agents.ppo_policy import ActionScoringPolicy, TrunkMlpExtractor, masked_probs
+    from perikles_env.analysis.encoding import default_encoder
+    from perikles_env.engine import NUM_ACTIONS
+    from perikles_env.errors import InvalidConfigError
+    from perikles_env.training.ppo.config import load_config
+
+    features = ["battle", "actions"]
+    torch.manual_seed(0)
+    policy = ActionScoringPolicy(
+        default_encoder(features).space, gym.spaces.Discrete(NUM_ACTIONS), lambda _: 1e-3,
+        net_arch={"pi": [24], "vf": [8]}, activation_fn=torch.nn.ReLU, trunk=[32],
+    )
+    extractor = policy.mlp_extractor
+    assert isinstance(extractor, TrunkMlpExtractor)
+    assert (extractor.latent_dim_pi, extractor.latent_dim_vf) == (24, 8)
+    assert extractor.policy_net[0].in_features == extractor.value_net[0].in_features == 32
+    params = [id(p) for group in policy.optimizer.param_groups for p in group["params"]]
+    assert len(params) == len(set(params)) == len(list(policy.parameters()))
+    obs = torch.rand(5, default_encoder(features).space.shape[0])
+    masks = torch.rand(5, NUM_ACTIONS) < 0.3
+    with torch.no_grad():
+        pi, vf = extractor(policy.extract_features(obs))
+        torch.testing.assert_close(pi, extractor.forward_actor(policy.extract_features(obs)))
+        torch.testing.assert_close(vf, extractor.forward_critic(policy.extract_features(obs)))
+        path = save_model(tmp_path / "trunk.zip", policy, features, num_timesteps=1)
+        loaded, model = load_policy(path)
+        assert model.meta["policy"]["trunk"] == [32]
+        assert torch.equal(masked_probs(loaded, obs, masks), masked_probs(policy, obs, masks))
+    smoke = Path(__file__).resolve().parents[2] / "configs" / "smoke.yaml"
+    with pytest.raises(InvalidConfigError, match="ppo.trunk"):
+        load_config(smoke, ["ppo.trunk=[16]", "ppo.action_head=flat"])

@@ -25,7 +25,7 @@ from perikles_env.vector.encoder import encode_with_features, legal_mask
 FEATURES = ["battle", "actions"]
 
 
-def ppo_policy(cls=ActionScoringPolicy, net_arch=None, seed: int = 0):
+def ppo_policy(cls=ActionScoringPolicy, net_arch=None, seed: int = 0, trunk=()):
     """A small policy with every weight random (the scoring heads too), so the copy is
     checked on weights that all matter."""
     torch.manual_seed(seed)
@@ -35,6 +35,7 @@ def ppo_policy(cls=ActionScoringPolicy, net_arch=None, seed: int = 0):
         lambda _: 1e-3,
         net_arch=net_arch or [32, 16],
         activation_fn=torch.nn.Tanh,
+        **({"trunk": trunk} if trunk else {}),
     )
     with torch.no_grad():
         for p in policy.parameters():
@@ -66,8 +67,8 @@ def ppo_log_probs(policy, obs, masks) -> np.ndarray:
 
 def test_warm_started_net_plays_exactly_as_the_ppo_model(tmp_path, positions) -> None:
     obs, masks = positions
-    for arch in ([32, 16], {"pi": [24], "vf": [8, 8]}):
-        policy = ppo_policy(net_arch=arch)
+    for arch, trunk in (([32, 16], ()), ({"pi": [24], "vf": [8, 8]}, ()), ([12], [20])):
+        policy = ppo_policy(net_arch=arch, trunk=trunk)
         path = save_model(tmp_path / "m.zip", policy, FEATURES, num_timesteps=7)
         net = W.net_from_ppo(path)
         logits, values = net.evaluate(obs, masks)
@@ -76,7 +77,11 @@ def test_warm_started_net_plays_exactly_as_the_ppo_model(tmp_path, positions) ->
         np.testing.assert_allclose(values, 0.25, atol=1e-7)  # equal shares before fitting
         assert net.extra == {"ppo": str(path), "ppo_timesteps": 7}
         critic = policy.mlp_extractor.value_net[0].weight
-        torch.testing.assert_close(net.value_trunk[0].weight, critic)
+        torch.testing.assert_close(net.value_trunk[2 * len(trunk)].weight, critic)
+        if trunk:  # the shared layer starts both of the network's trunks
+            shared = policy.mlp_extractor.shared_net[0].weight
+            torch.testing.assert_close(net.value_trunk[0].weight, shared)
+            torch.testing.assert_close(net.policy_trunk[0].weight, shared)
 
 
 def test_only_a_scoring_policy_can_be_warm_started(tmp_path) -> None:

@@ -192,6 +192,9 @@ class PPOSection(Schema):
     max_grad_norm: PositiveFloat = 0.5
     target_kl: PositiveFloat | None = None
     net_arch: list[Positive] = Field(default_factory=lambda: [256, 256], min_length=1)
+    # widths of first layers the policy and the value share, before net_arch's own layers
+    # (action_head: scoring); []: two separate networks
+    trunk: list[Positive] = Field(default_factory=list)
     activation: Literal["tanh", "relu"] = "tanh"
     action_head: Literal[tuple(ACTION_HEADS)] = "flat"  # type: ignore[valid-type]
     init_net: str | None = None  # a search network (.pkn; net: the shipped one) to start from
@@ -319,7 +322,13 @@ class TrainConfig(Config):
             )
         if self.ppo.learner == "lean" and self.ppo.action_head != "scoring":
             raise FieldError("ppo.learner", "lean needs ppo.action_head: scoring")
+        if self.ppo.trunk and self.ppo.action_head != "scoring":
+            raise FieldError("ppo.trunk", "a shared trunk needs ppo.action_head: scoring")
         if self.ppo.init_net is not None:
+            if self.ppo.trunk:
+                raise FieldError(
+                    "ppo.init_net", "the search network has no shared trunk: set ppo.trunk: []"
+                )
             if self.ppo.action_head != "scoring":
                 raise FieldError("ppo.init_net", "needs ppo.action_head: scoring (the network's)")
             if self.pretrain.decisions > 0:

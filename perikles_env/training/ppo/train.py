@@ -133,7 +133,11 @@ def make_model(config: TrainConfig, env: Any, tb_dir: str | None) -> Any:
         vf_coef=p.vf_coef,
         max_grad_norm=p.max_grad_norm,
         target_kl=p.target_kl,
-        policy_kwargs={"net_arch": list(p.net_arch), "activation_fn": ACTIVATIONS[p.activation]},
+        policy_kwargs={
+            "net_arch": list(p.net_arch),
+            "activation_fn": ACTIVATIONS[p.activation],
+            **({"trunk": list(p.trunk)} if p.trunk else {}),
+        },
         tensorboard_log=tb_dir,
         seed=config.seed,
         device="cpu",
