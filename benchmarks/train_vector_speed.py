@@ -8,7 +8,8 @@ the Python engine (``env.backend``), with the config's own opponents: the league
 configs/default.yaml (heuristic players, snapshots of the learner) runs this way;
 ``--compare learner`` times ``ppo.learner: lean`` (training/ppo/lean_ppo.py) with the
 config's settings against ``ppo.learner: sb3`` with the settings it had before the lean
-learner (``SB3_BASELINE``: four epochs, 64 envs of 64 steps), on the native vector env.
+learner (``SB3_BASELINE``: four epochs, 64 envs of 64 steps, separate policy and value
+networks of [128, 128]), on the native vector env.
 Each case also prints the update's share of the time (``model.train``) and the cores the
 process kept busy (CPU time / wall time).
 
@@ -43,7 +44,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SB3_BASELINE = ["ppo.n_epochs=4", "train.n_envs=64", "ppo.n_steps=64", "ppo.batch_size=1024"]
+SB3_BASELINE = [  # configs/default.yaml's PPO before the lean learner
+    "ppo.n_epochs=4", "train.n_envs=64", "ppo.n_steps=64", "ppo.batch_size=1024",
+    "ppo.trunk=[]", "ppo.net_arch=[128, 128]",  # two separate state networks
+]
 CASES = {  # --compare: {case: the overrides that make it}
     "vector": {
         "native": ["env.vector=native"],
@@ -56,7 +60,8 @@ CASES = {  # --compare: {case: the overrides that make it}
     "learner": {
         "lean": ["env.vector=native", "ppo.learner=lean"],
         # the baseline the lean learner is measured against: sb3-contrib's MaskablePPO as
-        # configs/default.yaml ran it before the lean learner (4 epochs, 64 envs x 64 steps)
+        # configs/default.yaml ran it before the lean learner (4 epochs, 64 envs x 64 steps,
+        # separate policy and value networks)
         "sb3": ["env.vector=native", "ppo.learner=sb3", *SB3_BASELINE],
     },
 }
