@@ -272,15 +272,15 @@ class LeanMaskablePPO(MaskablePPO):
             values = self.policy.value_net(latent_vf).flatten()
         return Decision(state_t, masks_t, envs, ids, features, actions, chosen, values)
 
-    def _record(self, step: int, rows: np.ndarray, decision: Decision) -> None:
+    def _record(self, step: int, rows: slice, decision: Decision) -> None:
+        """Keep the decision of the envs ``rows`` (a slice) at ``step``."""
         store = self.rollout
-        index = torch.from_numpy(rows)
-        store.states[step, index] = decision.states
-        store.masks[step, index] = decision.masks
-        store.actions[step, index] = decision.actions
-        store.log_probs[step, index] = decision.log_probs
+        store.states[step, rows] = decision.states
+        store.masks[step, rows] = decision.masks
+        store.actions[step, rows] = decision.actions
+        store.log_probs[step, rows] = decision.log_probs
         store.values[step, rows] = decision.values.numpy()
-        store.add_entries(step, rows[decision.envs], decision.ids, decision.features)
+        store.add_entries(step, decision.envs + rows.start, decision.ids, decision.features)
 
     def _publish(
         self, step: int, env: Any, callback: Any, new_obs: np.ndarray, rewards: np.ndarray,
@@ -330,7 +330,7 @@ class LeanMaskablePPO(MaskablePPO):
 
     def _rollout(self, env: Any, callback: Any, n_rollout_steps: int) -> bool:
         """One step of every env at a time (any VecEnv)."""
-        every = np.arange(self.n_envs)
+        every = slice(0, self.n_envs)
         for step in range(n_rollout_steps):
             masks = np.asarray(env.env_method("action_masks"), dtype=bool)
             decision = self._decide(self._last_obs, masks)
@@ -349,7 +349,8 @@ class LeanMaskablePPO(MaskablePPO):
         half while the first half's step t runs. Each step is published (callbacks,
         statistics) once both halves have stepped, with nothing running."""
         half = self.n_envs // 2
-        halves = (np.arange(half), np.arange(half, self.n_envs))
+        halves = (slice(0, half), slice(half, self.n_envs))  # views of the env's rows
+        envs = np.arange(self.n_envs)
         for step in range(n_rollout_steps):
             for h, rows in enumerate(halves):
                 decision = self._decide(*native.observe_rows(rows))
@@ -357,7 +358,7 @@ class LeanMaskablePPO(MaskablePPO):
                 if h == 0 and step > 0:
                     if not self._publish(step - 1, env, callback, *env.step_wait()):
                         return False
-                native.step_rows_async(rows, decision.actions.numpy())
+                native.step_rows_async(envs[rows], decision.actions.numpy())
         return self._publish(n_rollout_steps - 1, env, callback, *env.step_wait())
 
     # ---- update -------------------------------------------------------------------------

@@ -408,12 +408,13 @@ class NativeVecEnv(VecEnv):
                 self._stepped[rows] = False
                 raise
 
-    def observe_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Copies of the envs ``rows``' observations and boolean masks now (safe while
-        ``step_rows_async`` steps other rows)."""
+    def observe_rows(self, rows: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
+        """The envs ``rows``' observations and boolean masks now, safe to read while
+        ``step_rows_async`` steps other rows: copies for an index array, views for a slice
+        (numpy's indexing), which show the rows as they are until those rows step."""
         if self._state is None:
             raise RuntimeError("call reset() before observe_rows()")
-        return self._state.observation[rows], self._state.action_mask[rows].astype(bool)
+        return self._state.observation[rows], self._state.action_mask[rows].view(bool)
 
     def _advance(self, actions: np.ndarray, rows: np.ndarray, allow_skip: bool) -> None:
         """Step the envs ``rows`` (every other row's action is -1) until each waits for its
