@@ -138,14 +138,21 @@ def _progress_steps(run_dir: Path) -> int:
         return 0
 
 
+LEAN_NATIVE = [  # the lean learner's pipelined rollout: a background thread steps the envs
+    "env.features=[battle,actions]", "ppo.action_head=scoring", "ppo.learner=lean",
+    "env.vector=native",
+]
+
+
 @pytest.mark.parametrize(
     ("how", "vec_env", "code"),
-    [("SIGTERM", "dummy", 143), ("SIGINT", "batched", 130)],
-    ids=["sigterm-to-trainer", "ctrl-c-to-process-group"],
+    [("SIGTERM", "dummy", 143), ("SIGINT", "batched", 130), ("SIGINT", "lean-native", 130)],
+    ids=["sigterm-to-trainer", "ctrl-c-to-process-group", "ctrl-c-to-the-pipelined-learner"],
 )
 def test_interrupt_saves_a_checkpoint_and_resume_reaches_the_target(tmp_path, how, vec_env, code):
     """The kill test: SIGTERM to the trainer, or Ctrl-C (SIGINT to
-    the whole process group, env workers included), stops it at the next step with a
+    the whole process group, env workers included; or to the lean learner while its
+    background thread steps the native envs), stops it at the next step with a
     checkpoint of everything learnt (status ``interrupted``); ``--resume`` then trains to
     exactly the target and writes a complete report."""
     out = tmp_path / "runs"
@@ -156,8 +163,10 @@ def test_interrupt_saves_a_checkpoint_and_resume_reaches_the_target(tmp_path, ho
         "--override", "eval.every=0", "--override", "opponents.snapshot_every=0",
         "--override", "opponents.weights={random: 1}", "--override", "train.max_minutes=null",
         "--override", "train.checkpoint_every=100000", "--override", "train.tensorboard=false",
-        "--override", f"train.vec_env={vec_env}", "--override", "train.workers=2",
+        "--override", "train.workers=2",
     ]
+    for override in LEAN_NATIVE if vec_env == "lean-native" else [f"train.vec_env={vec_env}"]:
+        args += ["--override", override]
     root = Path(__file__).resolve().parents[2]
     process = subprocess.Popen(
         [sys.executable, "-m", "perikles_env.launch.ppo", *args],
