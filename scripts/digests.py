@@ -81,9 +81,7 @@ def agent_decisions(backend: str, specs: list[str], games: int, cap: int) -> dic
 
     out = {}
     for spec in specs:
-        for n in (3, 4, 5):
-            if spec.split(":")[0] in ("net", "search") and n != 4:
-                continue  # the shipped network predicts 4 seats
+        for n in make_agent(spec).supported_players:
             for seed in range(games):
                 agents = [make_agent(spec) for _ in range(n)]
                 rngs = [np.random.default_rng([seed, p]) for p in range(n)]

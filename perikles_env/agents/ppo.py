@@ -1,4 +1,6 @@
-"""A trained MaskablePPO policy (sb3-contrib) as an agent: ``ppo:<path to model.zip>``.
+"""A trained MaskablePPO policy (sb3-contrib) as an agent: ``ppo:<path to model.zip>``;
+``ppo`` alone plays ``SHIPPED_PPO``, a model of ``make train``'s recipe (how it was made:
+its ``extra``, docs/benchmark.md), so the benchmark's pool and the games can seat it.
 
 The file is read with ``ppo_file.py``: JSON settings and numpy arrays only, never a pickle,
 so loading a model cannot run code (docs/safety.md). ``act`` feeds the environment's
@@ -13,6 +15,7 @@ one process per core).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,6 +25,9 @@ from .ppo_file import ModelFile, build_policy, check_layout, read_model
 
 if TYPE_CHECKING:
     from ..engine.game import Game
+
+
+SHIPPED_PPO = Path(__file__).with_name("recipe_model.zip")
 
 
 class PPOAgent(Agent):

@@ -2,7 +2,8 @@
 
 Spec grammar: ``name`` or ``name:key=value,key=value``. ``ppo:<path>`` and
 ``rllib:<path>`` (needs the ``rllib`` extra) take a checkpoint path instead (optionally
-followed by ``,deterministic=false``); ``net`` / ``net:<path>`` a search network file
+followed by ``,deterministic=false``; ``ppo`` alone: the shipped ``make train`` model,
+``agents/ppo.py`` ``SHIPPED_PPO``); ``net`` / ``net:<path>`` a search network file
 (none: the shipped one); ``search:model=<path>,sims=64`` the search over it (no ``model``:
 the shipped network; every other key is a ``SearchParams`` setting; torch runs on one
 thread, as for ``net``); ``python:<module or file.py>:<callable>`` the user's own agent
@@ -48,11 +49,11 @@ def _ismcts(**kw: Any) -> Agent:
 
 
 def _ppo(path: str = "", **kw: Any) -> Agent:
-    if not path:
-        raise AgentError("ppo needs a checkpoint path: ppo:<path>")
-    from .ppo import PPOAgent
+    from .ppo import SHIPPED_PPO, PPOAgent
 
-    return PPOAgent(path, **kw)
+    if not path and not SHIPPED_PPO.is_file():
+        raise AgentError("no make train model is shipped with this install: ppo:<path>")
+    return PPOAgent(path or str(SHIPPED_PPO), **kw)
 
 
 def _rllib(path: str = "", **kw: Any) -> Agent:

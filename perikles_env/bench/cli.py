@@ -60,6 +60,7 @@ def _config(protocol: Protocol, agent: str, quick: bool, players: list[int] | No
             raise InvalidConfigError(f"--players {bad} is not in {protocol.version}'s counts")
         protocol = protocol.model_copy(update={"players": tuple(sorted(set(players)))})
     checked_agent(agent, protocol.players)
+    protocol.check_models(protocol.players, quick)
     tables = plan_tables(protocol, agent, quick)
     games = protocol.games.quick if quick else protocol.games.full
     name = "bench-" + protocol.version.replace("/", "-") + ("-quick" if quick else "")
@@ -102,6 +103,7 @@ def resume_run(run_dir: str | Path, protocol: Protocol, workers: int | None = No
             f"(sha256 {str(ident.get('protocol_sha256'))[:12]}), not {protocol.version} "
             f"(sha256 {protocol.sha256[:12]}): resume it with --protocol {ident.get('protocol')}")
     protocol = protocol.model_copy(update={"players": tuple(ident["players"])})
+    protocol.check_models(protocol.players, bool(ident["quick"]))
     result = resume(run_dir, workers=workers, progress=progress)
     agent, quick = ident["agent"], bool(ident["quick"])
     data = report.build(result, protocol, plan_tables(protocol, agent, quick), agent, quick)

@@ -4,11 +4,18 @@ player counts, seeds, seatings and game counts, checked by a pydantic model.
 A shipped version's file content is pinned by its SHA-256 below: a file edited by hand is
 refused, so a result labelled ``perikles-bench/v1`` always means the same games. A change
 to the pool or the seeds is a new version with its own file and hash.
+
+A pool member that plays a model file (``net``, ``search``, ``ppo``: the package's shipped
+networks, or a path) is pinned too, by the file's SHA-256 (``sha256`` in the protocol file;
+for v1, written before members carried one, ``RECORDED_MODELS``): when the installed file
+is another, the run is refused before any game, since the member would not be the agent
+the version's results were measured with.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -18,11 +25,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from perikles_env.errors import InvalidConfigError
 
 PROTOCOLS = Path(__file__).parent / "protocols"
-DEFAULT_VERSION = "perikles-bench/v1"
+DEFAULT_VERSION = "perikles-bench/v2"
 # version -> SHA-256 of its shipped file (a new version adds a line; none is ever changed)
 RECORDED_HASHES = {
     "perikles-bench/v1": "021a4be39db4f372f691b2e31c4a8f3f1c7ef4c3c6575fab3923cfc9c1bbb5c9",
+    "perikles-bench/v2": "e0db05611b3fce9ef7fd123b42cf8a4b26b994a2df950380b335ba0e91286f3f",
 }
+# version -> member -> SHA-256 of the model file it plays (versions whose file has no sha256)
+V1_NETWORK = "c259bc215d6ff21461d893018d87bc180c89b7be3b77df9bef33f478f57456da"
+RECORDED_MODELS = {"perikles-bench/v1": {"net": V1_NETWORK, "search": V1_NETWORK}}
 
 Players = Annotated[int, Field(ge=3, le=5)]
 
@@ -39,6 +50,7 @@ class PoolMember(_Strict):
     spec: str | None
     players: tuple[Players, ...] = (3, 4, 5)
     quick: bool = True  # False: too slow for --quick, which skips it
+    sha256: str | None = None  # of the model file the spec plays (model_file)
 
 
 class Games(_Strict):
@@ -68,10 +80,47 @@ class Protocol(_Strict):
             raise ValueError(f"pool names must be unique, got {names}")
         return self
 
+    def model_hashes(self) -> dict[str, str]:
+        """Member name -> the SHA-256 its model file must have."""
+        recorded = RECORDED_MODELS.get(self.version, {})
+        return {m.name: m.sha256 or recorded[m.name] for m in self.pool
+                if m.sha256 or m.name in recorded}
+
+    def check_models(self, players: Sequence[int], quick: bool = False) -> None:
+        """``InvalidConfigError`` (one line) when a member to be played reads a model file
+        other than the one pinned for it (the package's network replaced, a file edited)."""
+        pinned = self.model_hashes()
+        for member in {m.name: m for n in players for m in self.playable(n, quick)}.values():
+            if member.name not in pinned:
+                continue
+            path = model_file(str(member.spec))
+            found = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+            if found != pinned[member.name]:
+                raise InvalidConfigError(
+                    f"{self.version}'s member {member.name!r} plays the model file with SHA-256 "
+                    f"{pinned[member.name][:12]}; this install's {path.name} is "
+                    f"{'missing' if found is None else found[:12]}: use a newer protocol "
+                    f"version, or the package version that shipped it"
+                )
+
     def playable(self, players: int, quick: bool = False) -> list[PoolMember]:
         """The pool members that play at ``players`` (in the quick suite: the fast ones)."""
         return [m for m in self.pool
                 if m.spec is not None and players in m.players and (m.quick or not quick)]
+
+
+def model_file(spec: str) -> Path:
+    """The model file an agent spec plays: ``net``/``search`` without a file the shipped
+    network, ``ppo`` without one the shipped ``make train`` model."""
+    from perikles_env.agents.ppo import SHIPPED_PPO
+    from perikles_env.agents.registry import parse_spec
+    from perikles_env.agents.search.net_agent import SHIPPED_NET
+
+    name, options = parse_spec(spec)
+    named = options.get("model" if name == "search" else "path") or ""
+    if named:
+        return Path(str(named))
+    return SHIPPED_PPO if name == "ppo" else SHIPPED_NET
 
 
 def protocol_file(version_or_path: str | None = None) -> Path:

@@ -28,7 +28,6 @@ CLI: ``python -m perikles_env.training.search_warmstart --ppo runs/default/model
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -40,6 +39,7 @@ import numpy as np
 
 from perikles_env.agents import TableLoop, make_agent
 from perikles_env.agents.ppo_file import ModelFileError, check_layout, read_model
+from perikles_env.agents.search.evaluator import players_of
 from perikles_env.agents.search.net_agent import NetAgent
 from perikles_env.agents.search.net_file import save_net
 from perikles_env.agents.search.network import (
@@ -59,10 +59,13 @@ RENAMED = {"mlp_extractor.policy_net.": "policy_trunk.", "mlp_extractor.value_ne
 DROPPED = ("value_net.",)  # the PPO critic's scalar output
 
 
-def net_from_ppo(path: str | Path, num_players: int = 4) -> SearchNet:
+def net_from_ppo(
+    path: str | Path, num_players: int = 4, players: Sequence[int] = ()
+) -> SearchNet:
     """A search network whose policy is the ``ActionScoringPolicy`` of the model file at
     ``path`` (the same logits), whose value trunk is its critic's and whose value head
-    predicts equal shares. ``ModelFileError`` for another policy class or a bad file."""
+    predicts equal shares; it plays ``players`` (default: ``num_players`` only).
+    ``ModelFileError`` for another policy class or a bad file."""
     import torch
 
     model = read_model(path)
@@ -79,7 +82,7 @@ def net_from_ppo(path: str | Path, num_players: int = 4) -> SearchNet:
     try:
         settings = NetSettings(
             num_players, tuple(features), tuple(trunk + list(pi or ())),
-            tuple(trunk + list(vf or ())), policy["activation"],
+            tuple(trunk + list(vf or ())), policy["activation"], tuple(players),
         )
         net = SearchNet(settings)
     except (InvalidConfigError, TypeError, KeyError) as exc:
@@ -173,6 +176,34 @@ def with_value_of(net: SearchNet, path: str | Path) -> SearchNet:
     return net
 
 
+def with_value_widened(net: SearchNet, path: str | Path) -> SearchNet:
+    """``net`` with the value trunk of the search network at ``path`` and its value head,
+    widened to ``net``'s seats: a new seat's output starts as the mean of the donor's (a
+    4-player value is where a 3-, 4- and 5-player value fit starts)."""
+    import torch
+
+    from perikles_env.agents.search.net_file import load_net
+
+    donor = load_net(path)
+    if donor.settings.value_arch != net.settings.value_arch or donor.num_players > net.num_players:
+        raise InvalidConfigError(
+            f"--value-init: {path} has value layers {list(donor.settings.value_arch)} for "
+            f"{donor.num_players} seats; the network has {list(net.settings.value_arch)} for "
+            f"{net.num_players}"
+        )
+    state = net.state_dict()
+    state.update({k: v for k, v in donor.state_dict().items() if k.startswith("value_trunk.")})
+    with torch.no_grad():
+        for name in ("value_head.weight", "value_head.bias"):
+            old = donor.state_dict()[name]
+            new = old.mean(dim=0, keepdim=True).expand(net.num_players, *old.shape[1:]).clone()
+            new[: donor.num_players] = old
+            state[name] = new
+    net.load_state_dict(state)
+    net.extra = {**net.extra, "value_init": {"net": str(path), "extra": donor.extra}}
+    return net
+
+
 def default_league(config: str = "default") -> dict[str, float]:
     """The opponents (``opponents.weights``, self-play entries left out) of a training
     config."""
@@ -186,6 +217,7 @@ def default_league(config: str = "default") -> dict[str, float]:
 class ValueSamples:
     states: np.ndarray  # float16 [N, state_size]: the observation without the action block
     targets: np.ndarray  # float32 [N, num_players]: final win shares, relative seat order
+    # (0 past a row's player count)
     games: np.ndarray  # int32 [N]: which recorded game each row comes from
     net_share: float  # the network seats' win shares, summed
 
@@ -203,9 +235,10 @@ def play_value_game(
     """One game (module docstring, step 1): (states, targets, the network's win share) of
     ``keep`` of its positions drawn at random (all when fewer), or None when the game was
     cut off before its end (no outcome to learn). Why a sample: the ~360 positions of a
-    game share one outcome, so more games teach the value more than more rows of one."""
+    game share one outcome, so more games teach the value more than more rows of one. The
+    player count is drawn from the network's ``players`` (uniformly)."""
     rng = np.random.default_rng(seed)
-    n = net.num_players
+    n = net.num_players if len(net.players) == 1 else int(rng.choice(net.players))
     agents = {} if agents is None else agents
     if "net" not in agents:
         agents["net"] = NetAgent(net)
@@ -228,7 +261,7 @@ def play_value_game(
         return None
     shares = game.win_shares()
     rows = np.sort(rng.permutation(len(players))[:keep])
-    targets = np.stack([relative_shares(shares, players[i]) for i in rows])
+    targets = np.stack([relative_shares(shares, players[i], net.num_players) for i in rows])
     return np.stack([states[i] for i in rows]), targets, float(shares[seat])
 
 
@@ -305,7 +338,8 @@ def fit_values(
     params = list(net.value_trunk.parameters()) + list(net.value_head.parameters())
     optimizer = torch.optim.Adam(params, lr=learning_rate)
     report: dict[str, Any] = {
-        "equal_shares": round(math.log(net.num_players), 4),
+        "equal_shares": round(float(np.log(players_of(samples.states[test])).mean()), 4)
+        if len(test) else None,
         "held_out_before": round(value_loss(net, samples, test), 4) if len(test) else None,
         "epochs": [],
         "held_out": [],
@@ -358,10 +392,16 @@ def warm_start(
     num_players: int = 4,
     league: Mapping[str, float] | None = None,
     progress: bool = True,
+    players: Sequence[int] = (),
+    value_init: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Copy the PPO model at ``ppo``, fit its value on ``games`` games, save to ``out``."""
+    """Copy the PPO model at ``ppo``, fit its value on ``games`` games at the counts
+    ``players`` (default: ``num_players`` only), save to ``out``. ``value_init``: a search
+    network whose value the fit starts from (``with_value_widened``)."""
     start = time.perf_counter()
-    net = net_from_ppo(ppo, num_players)
+    net = net_from_ppo(ppo, num_players, players)
+    if value_init is not None:
+        net = with_value_widened(net, value_init)
     league = dict(league) if league is not None else default_league()
     samples = record_values(net, games, seed, league, keep, progress)
     losses = fit_values(net, samples, epochs=epochs, seed=seed, progress=progress)
@@ -397,7 +437,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1000, help="recorded games (default 1000)")
     parser.add_argument("--epochs", type=int, default=4, help="value epochs (default 4)")
     parser.add_argument("--keep", type=int, default=40, help="positions kept per game (default 40)")
-    parser.add_argument("--players", type=int, default=4, help="seats the value predicts")
+    parser.add_argument(
+        "--players", type=_counts, default=(4,),
+        help="the player counts the network plays: 4, or 3,4,5 (default 4)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--league", default="default", help="training config whose opponents fill the seats"
@@ -406,10 +449,16 @@ def main(argv: list[str] | None = None) -> int:
         "--value-from",
         help="a search network (.pkn) whose value to keep instead of fitting one (no games)",
     )
+    parser.add_argument(
+        "--value-init",
+        help="a search network (.pkn) whose value the fit starts from (its head widened to "
+        "the largest of --players)",
+    )
     args = parser.parse_args(argv)
     try:
         if args.value_from:
-            net = with_value_of(net_from_ppo(args.ppo, args.players), args.value_from)
+            net = net_from_ppo(args.ppo, max(args.players), args.players)
+            net = with_value_of(net, args.value_from)
             save_net(args.out, net)
             print(f"wrote {args.out}: the policy of {args.ppo}, the value of {args.value_from}")
             return 0
@@ -420,13 +469,25 @@ def main(argv: list[str] | None = None) -> int:
             args.epochs,
             args.keep,
             args.seed,
-            args.players,
+            max(args.players),
             default_league(args.league),
+            players=args.players,
+            value_init=args.value_init,
         )
     except (ModelFileError, InvalidConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _counts(text: str) -> tuple[int, ...]:
+    try:
+        counts = tuple(sorted({int(c) for c in text.split(",")}))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"player counts like 4 or 3,4,5, got {text!r}") from None
+    if not counts or counts[0] < 3 or counts[-1] > 5:
+        raise argparse.ArgumentTypeError(f"player counts in 3..5, got {text!r}")
+    return counts
 
 
 if __name__ == "__main__":

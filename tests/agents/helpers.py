@@ -34,3 +34,15 @@ def on_engine(game: Game, backend: str) -> Game:
     from tests.native.helpers import unvalidated_twin
 
     return unvalidated_twin(game)
+
+
+def write_four_player_network(path) -> str:
+    """A small search network that plays 4-player games only, written to ``path``."""
+    import torch
+
+    from perikles_env.agents.search.net_file import save_net
+    from perikles_env.agents.search.network import NetSettings, SearchNet
+
+    torch.manual_seed(0)
+    save_net(path, SearchNet(NetSettings(num_players=4, policy_arch=(8,), value_arch=(8,))))
+    return str(path)

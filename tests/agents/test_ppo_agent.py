@@ -312,3 +312,19 @@ def test_act_batch_answers_every_row_within_its_mask(tiny_model: Path) -> None:
     empty[2] = False
     with pytest.raises(AgentError, match="non-empty action mask"):
         sampled.act_batch(obs, empty, rng)
+
+
+def test_ppo_alone_plays_the_shipped_recipe_model(monkeypatch, tmp_path: Path) -> None:
+    from perikles_env.agents import ppo
+
+    agent = make_agent("ppo")
+    assert agent.path == str(ppo.SHIPPED_PPO) and agent.supported_players == (3, 4, 5)
+    recipe = ppo_file.read_model(ppo.SHIPPED_PPO).extra["recipe"]
+    assert recipe["command"].startswith("make train") and recipe["learner_steps"] > 1_000_000
+    for players in (3, 5):
+        decisions = list(play(["ppo"] + ["heuristic"] * (players - 1), seed=players))
+        game, _, _ = decisions[-1]
+        assert len({p for _, p, _ in decisions}) == players and len(decisions) > 100
+    monkeypatch.setattr(ppo, "SHIPPED_PPO", tmp_path / "absent.zip")
+    with pytest.raises(AgentError, match="no make train model is shipped"):
+        make_agent("ppo")

@@ -45,7 +45,7 @@ def test_parse_spec() -> None:
         "heuristic:aggression",
         "heuristic:bogus=1",
         "random:x=1",
-        "ppo:",
+        "ppo:no/such/model.zip",
         "ismcts:sims=0",
         "ismcts:rollout=greedy",
         "heuristic:aggression=9",

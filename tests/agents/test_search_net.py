@@ -107,7 +107,7 @@ def test_evaluate_refuses_bad_input(positions) -> None:
     with pytest.raises(ValueError, match="at least one legal action"):
         net.evaluate(obs, empty)
     three = recorded(3, seed=1, count=2)
-    with pytest.raises(ValueError, match="other than 4 players"):
+    with pytest.raises(ValueError, match="a 3-player game: this network plays 4-player games"):
         net.evaluate(three["obs"], three["masks"])
 
 
@@ -122,6 +122,102 @@ def test_settings_are_checked() -> None:
         NetSettings(value_arch=(64,) * 9)
     with pytest.raises(InvalidConfigError, match="activation"):
         NetSettings(activation="gelu")
+    for players in ((3, 4), (4, 3, 5), (3, 3, 5), (2, 5), (3.0, 5)):
+        with pytest.raises(InvalidConfigError, match="players must be"):
+            NetSettings(num_players=5, players=players)
+    assert NetSettings(num_players=4).players == (4,)
+    assert NetSettings(num_players=5, players=[3, 5]).players == (3, 5)
+
+
+# ---- one network for 3, 4 and 5 players -------------------------------------------------------
+
+ALL = NetSettings(num_players=5, policy_arch=(16,), value_arch=(16, 8), players=(3, 4, 5))
+
+
+@pytest.fixture(scope="module")
+def mixed() -> dict[str, object]:
+    """Positions of a 3-, a 4- and a 5-player game, in one batch."""
+    parts = [recorded(n, seed=20 + n, count=6) for n in (3, 4, 5)]
+    return {
+        "obs": np.concatenate([p["obs"] for p in parts]),
+        "masks": np.concatenate([p["masks"] for p in parts]),
+        "counts": np.repeat([3, 4, 5], 6),
+        "parts": parts,
+    }
+
+
+def test_one_network_gives_each_row_the_seats_of_its_table(mixed) -> None:
+    net = tiny_net(settings=ALL)
+    logits, values = net.evaluate(mixed["obs"], mixed["masks"])
+    assert values.shape == (18, 5)
+    np.testing.assert_allclose(values.sum(axis=1), 1.0, atol=1e-6)
+    for row, n in enumerate(mixed["counts"]):
+        assert (values[row, :n] > 0).all() and (values[row, n:] == 0).all()
+    # a row's answer does not depend on the other rows of its batch
+    for row in (0, 9, 17):
+        rows = slice(row, row + 1)
+        one_logits, one_values = net.evaluate(mixed["obs"][rows], mixed["masks"][rows])
+        np.testing.assert_allclose(one_values[0], values[row], atol=1e-6)
+        np.testing.assert_allclose(one_logits[0], logits[row], atol=1e-5)
+    # an untrained head: equal shares of each table
+    _, equal = SearchNet(ALL).evaluate(mixed["obs"], mixed["masks"])
+    np.testing.assert_allclose(equal.sum(axis=1), 1.0, atol=1e-6)
+    np.testing.assert_allclose(equal.max(axis=1), 1.0 / mixed["counts"], atol=1e-6)
+    assert net.players == (3, 4, 5)
+
+
+def test_a_network_refuses_the_counts_it_does_not_play(mixed) -> None:
+    net = tiny_net(settings=NetSettings(num_players=5, policy_arch=(16,), value_arch=(16, 8),
+                                        players=(4, 5)))
+    with pytest.raises(ValueError, match="a 3-player game: this network plays 4/5-player games"):
+        net.evaluate(mixed["obs"], mixed["masks"])
+    net.evaluate(mixed["obs"][6:], mixed["masks"][6:])  # 4 and 5 players: no error
+
+
+def test_mixed_count_loss_uses_each_tables_seats(mixed) -> None:
+    net = tiny_net(settings=ALL)
+    obs = torch.from_numpy(mixed["obs"])
+    masks = torch.from_numpy(mixed["masks"])
+    policy = masks.float() / masks.float().sum(dim=1, keepdim=True)
+    value = torch.zeros(18, 5)
+    for row, n in enumerate(mixed["counts"]):
+        value[row, : int(n)] = 1.0 / int(n)
+    loss = net.loss(obs, masks, policy, value)
+    assert torch.isfinite(loss.total)
+    # by hand: the cross-entropy over the first n outputs of each row
+    raw = net.value_head(net.value_trunk(obs[:, : net.state_size]))
+    expected = torch.stack([
+        -(value[r, :n] * torch.log_softmax(raw[r, :n], dim=0)).sum()
+        for r, n in enumerate(mixed["counts"].tolist())
+    ]).mean()
+    torch.testing.assert_close(loss.value, expected)
+    loss.total.backward()  # gradients flow and stay finite
+    assert all(torch.isfinite(p.grad).all() for p in net.parameters() if p.grad is not None)
+    beyond = value.clone()
+    beyond[0] = torch.tensor([0.5, 0.0, 0.0, 0.5, 0.0])  # seat 4 of a 3-player table
+    with pytest.raises(ValueError, match="past a row's player count"):
+        net.loss(obs, masks, policy, beyond)
+
+
+def test_relative_shares_pad_to_the_networks_seats() -> None:
+    assert relative_shares([0, 0, 1.0], 1, width=5).tolist() == [0.0, 1.0, 0.0, 0.0, 0.0]
+
+
+def test_a_mixed_count_network_file_round_trips_and_old_files_still_load(tmp_path, mixed) -> None:
+    net = tiny_net(settings=ALL)
+    save_net(tmp_path / "all.pkn", net)
+    loaded = load_net(tmp_path / "all.pkn")
+    assert loaded.settings == ALL and NetAgent(loaded).supported_players == (3, 4, 5)
+    for a, b in zip(net.evaluate(mixed["obs"], mixed["masks"]),
+                    loaded.evaluate(mixed["obs"], mixed["masks"]), strict=True):
+        np.testing.assert_array_equal(a, b)
+    # a file written before networks named their counts: num_players only
+    save_net(tmp_path / "old.pkn", tiny_net())
+    entries = _entries(tmp_path / "old.pkn")
+    header = json.loads(entries[net_file.HEADER])
+    del header["settings"]["players"]
+    _write(tmp_path / "old.pkn", {**entries, net_file.HEADER: json.dumps(header).encode()})
+    assert load_net(tmp_path / "old.pkn").settings == TINY
 
 
 def test_relative_shares_rotate_with_the_observer() -> None:

@@ -1,6 +1,7 @@
-"""An agent that plays only some player counts (the shipped network predicts 4 seats) is
-refused up front, in one line, by every tool that seats it: the table loop, a single
-decision, the evaluator's config and the terminal game."""
+"""An agent that plays only some player counts (a network made for 4 players, here put in
+the shipped network's place) is refused up front, in one line, by every tool that seats
+it: the table loop, a single decision, the evaluator's config and the terminal game. The
+shipped network itself plays every count."""
 
 from __future__ import annotations
 
@@ -12,9 +13,14 @@ from perikles_env.engine import GameConfig, new_game
 from perikles_env.evaluation.config import EvalConfig
 
 
-@pytest.fixture(scope="module")
-def net():
+@pytest.fixture
+def net(four_player_network):
     return make_agent("net")
+
+
+def test_the_shipped_network_plays_every_count() -> None:
+    for spec in ("net", "search"):
+        assert make_agent(spec).supported_players == (3, 4, 5)
 
 
 def test_the_network_says_which_counts_it_plays(net) -> None:
@@ -37,13 +43,13 @@ def test_the_table_loop_refuses_before_any_move(net, players: int) -> None:
     assert game.to_dict() == before
 
 
-def test_the_evaluator_refuses_the_lineup_at_config_time() -> None:
+def test_the_evaluator_refuses_the_lineup_at_config_time(four_player_network) -> None:
     with pytest.raises(ValueError, match="agent 'net' plays only 4-player games, not 3"):
         EvalConfig(lineups=[("net", "heuristic", "heuristic")])
     assert EvalConfig(lineups=[("net", "heuristic", "heuristic", "heuristic")]).lineups
 
 
-def test_the_terminal_game_refuses_before_the_board(capsys) -> None:
+def test_the_terminal_game_refuses_before_the_board(capsys, four_player_network) -> None:
     from perikles_env.play import main
 
     for argv in (["--opponents", "net"], ["--opponents", "random", "--auto", "net"]):

@@ -30,16 +30,36 @@ def _games(run_dir: Path) -> list[dict]:
 
 
 
-def test_v1_is_shipped_pinned_and_has_the_pool():
+def test_v2_is_the_default_shipped_pinned_and_has_the_pool():
     protocol = load_protocol()
-    assert protocol.version == "perikles-bench/v1"
-    assert protocol.sha256 == RECORDED_HASHES["perikles-bench/v1"]
+    assert protocol.version == "perikles-bench/v2"
+    assert protocol.sha256 == RECORDED_HASHES["perikles-bench/v2"]
     assert len(protocol.pool) >= 10 and protocol.players == (3, 4, 5)
     names = {m.name for m in protocol.pool}
-    assert {"random", "heuristic", "warlike", "politician", "spiteful", "net", "search"} <= names
+    assert {"random", "heuristic", "warlike", "politician", "spiteful", "net", "search",
+            "recipe"} <= names
     assert sum(m.spec is not None and m.spec.startswith("ismcts") for m in protocol.pool) == 3
-    assert {m.name: m.players for m in protocol.pool}["net"] == (4,)
+    assert all(m.players == (3, 4, 5) and m.spec for m in protocol.pool)  # every slot filled
     assert protocol.seed >= 1_000_000  # out of the training configs' seed range
+    # the members that play a model file are pinned to this install's files
+    assert set(protocol.model_hashes()) == {"net", "search", "recipe"}
+    protocol.check_models((3, 4, 5))
+    v1 = load_protocol("v1")
+    assert v1.sha256 == RECORDED_HASHES["perikles-bench/v1"]
+    assert {m.name: m.players for m in v1.pool}["net"] == (4,)
+
+
+def test_a_member_whose_model_file_changed_is_refused(tmp_path, capsys, four_player_network):
+    """v1 was measured with the 4-player network shipped before; v2 with today's: a run
+    whose members would play another file is refused, in one line, before any game."""
+    for version, count in (("v1", 4), ("v2", 3)):
+        with pytest.raises(InvalidConfigError, match="member 'net' plays the model file") as e:
+            load_protocol(version).check_models((count,), quick=True)
+        assert "four.pkn" in str(e.value) and "\n" not in str(e.value)
+    with pytest.raises(SystemExit) as info:
+        main(["heuristic", "--quick", "--protocol", "v1", "--out", str(tmp_path / "runs")])
+    assert info.value.code == 2 and "member 'net'" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
 
 
 def test_a_protocol_edited_by_hand_is_refused(tmp_path):
@@ -59,11 +79,16 @@ def test_tables_skip_members_at_counts_they_do_not_play():
     assert len(tables) == 3 and plan_tables(protocol, "random", quick=False) == tables
     skipped = {(x["member"], x["players"]) for x in not_played(protocol)}
     assert skipped == {("net", 3), ("recipe", 3)}
-    v1 = load_protocol()
+    v1 = load_protocol("v1")
     quick = plan_tables(v1, "heuristic", quick=True)
     assert not any("search" in t.lineup or "ismcts:sims=100" in t.lineup for t in quick)
     assert any(t.players == 4 and t.opponents == ("net",) * 3 for t in quick)
     assert not any("net" in t.opponents for t in quick if t.players != 4)
+    v2 = plan_tables(load_protocol(), "heuristic", quick=True)
+    for n in (3, 4, 5):
+        assert {t.opponents[0] for t in v2 if t.players == n and t.kind == "vs"} == {
+            "random", "heuristic", "warlike", "politician", "spiteful", "ismcts-10", "net",
+            "recipe"}
 
 
 def test_two_runs_give_the_same_games_and_report(tmp_path):
@@ -135,7 +160,8 @@ def test_a_users_agent_in_its_own_file_is_rated(tmp_path, capsys, callable_name)
         ([], "give an agent spec"),
     ],
 )
-def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, message):
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, message,
+                                                  four_player_network):
     with pytest.raises(SystemExit) as info:
         main([*argv, "--out", str(tmp_path / "runs")])
     assert info.value.code == 2

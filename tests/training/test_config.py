@@ -51,7 +51,7 @@ def test_overrides_shown_in_the_docs_are_valid():
         load_expert_config(CONFIGS / "search_long.yaml", [override])
 
 
-@pytest.mark.parametrize("name", ["smoke", "default", "long", "net_tune"])
+@pytest.mark.parametrize("name", ["smoke", "default", "long", "net_tune", "net_counts"])
 def test_shipped_configs_are_valid(name):
     config = load_config(CONFIGS / f"{name}.yaml")
     assert config.name == name

@@ -376,7 +376,9 @@ def test_the_search_network_plays_its_seats_as_on_the_python_engine() -> None:
     ("counts", "features", "message"),
     [([3, 4], NET_FEATURES, "plays only 4-player games"), ([4], ("battle",), "feature blocks")],
 )
-def test_a_network_that_cannot_read_or_play_the_env_is_refused(counts, features, message):
+def test_a_network_that_cannot_read_or_play_the_env_is_refused(
+    counts, features, message, four_player_network
+):
     with pytest.raises(InvalidConfigError, match=message) as info:
         NativeVecEnv(2, counts, None, REWARD, features=features, opponents={"net": 1.0})
     assert "\n" not in str(info.value)

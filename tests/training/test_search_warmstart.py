@@ -193,3 +193,39 @@ def test_a_net_that_does_not_fit_the_ppo_model_is_refused(tmp_path) -> None:
     other = save_net(tmp_path / "other.pkn", random_net(activation="relu"))
     with pytest.raises(InvalidConfigError, match="--value-from"):
         W.with_value_of(random_net(), other)
+
+
+def test_a_network_for_every_count_records_and_fits_each_tables_seats(tmp_path) -> None:
+    """``--players 3,4,5``: games at every count, targets padded past each table's seats,
+    and a value fit that starts from a 4-player network's value (``--value-init``)."""
+    policy = ppo_policy(net_arch=[32, 16])
+    ppo = save_model(tmp_path / "m.zip", policy, FEATURES, num_timesteps=0)
+    donor = random_net(arch=(32, 16))
+    save_net(tmp_path / "four.pkn", donor)
+    out = tmp_path / "all.pkn"
+    args = ["--ppo", str(ppo), "--out", str(out), "--games", "9", "--epochs", "2", "--keep", "30"]
+    assert W.main([*args, "--players", "3,5,4", "--value-init", str(tmp_path / "four.pkn")]) == 0
+    net = load_net(out)
+    assert net.players == (3, 4, 5) and net.num_players == 5
+    assert net.extra["warm_start"]["value_init"]["net"] == str(tmp_path / "four.pkn")
+    samples = W.record_values(net, games=9, seed=0, league="heuristic", keep=30)
+    counts = {int(n) for n in W.players_of(samples.states.astype(np.float32))}
+    assert counts == {3, 4, 5}
+    for state, target in zip(samples.states.astype(np.float32), samples.targets, strict=True):
+        n = int(W.players_of(state[None])[0])
+        assert target[n:].sum() == 0 and target[:n].sum() == pytest.approx(1.0)
+    # the widened start: the donor's trunk, its four seats' outputs, a fifth at their mean
+    widened = W.with_value_widened(W.net_from_ppo(ppo, 5, (3, 4, 5)), tmp_path / "four.pkn")
+    head = widened.value_head.weight.detach()
+    torch.testing.assert_close(head[:4], donor.value_head.weight)
+    torch.testing.assert_close(head[4], donor.value_head.weight.mean(dim=0))
+    with pytest.raises(InvalidConfigError, match="--value-init"):
+        W.with_value_widened(W.net_from_ppo(ppo, 3, (3,)), tmp_path / "four.pkn")
+
+
+def test_bad_player_counts_are_refused_by_the_cli(tmp_path, capsys) -> None:
+    for bad in ("2,4", "x", "6"):
+        with pytest.raises(SystemExit):
+            W.main(["--ppo", "m.zip", "--out", str(tmp_path / "n.pkn"), "--players", bad])
+        assert "player counts" in capsys.readouterr().err
+    assert not (tmp_path / "n.pkn").exists()

@@ -19,14 +19,22 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
+    """A server whose ``net`` and ``search`` play 4-player games only (a network made for
+    4 players in the shipped one's place), so the form has counts to mark."""
     from playwright.sync_api import sync_playwright
 
-    server = LiveServer(tmp_path_factory.mktemp("games"))
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield server, browser
-        browser.close()
-    server.stop()
+    from perikles_env.agents.search import net_agent
+    from tests.agents.helpers import write_four_player_network
+
+    four = write_four_player_network(tmp_path_factory.mktemp("net") / "four.pkn")
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(net_agent, "SHIPPED_NET", type(net_agent.SHIPPED_NET)(four))
+        server = LiveServer(tmp_path_factory.mktemp("games"))
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            yield server, browser
+            browser.close()
+        server.stop()
 
 
 def test_the_new_game_form_marks_agents_that_cannot_play_the_count(live) -> None:

@@ -1,6 +1,7 @@
 """Tables in a real browser (Playwright with Debian's chromium): 3-, 4- and 5-player games
-with agent seats played by clicking (the 4-player game to the end, the others for their
-first 30 decisions; to the end under ``-m slow``), two people who meet in the lobby from two
+with agent seats (``net`` and ``search`` at every count) played by clicking (the 3- and
+4-player games to the end, the 5-player one for its first 30 decisions; to the end under
+``-m slow``), two people who meet in the lobby from two
 browser contexts while a third one watches, and the page's hints, undo, whole story and
 behaviour while the server is down.
 
@@ -62,17 +63,16 @@ def play_by_clicking(page, table, seats: set[int], rnd: random.Random, pages=Non
         decisions += 1
 
 
-THREE = ["human", "heuristic", "random"]
+THREE = ["human", "net", "search"]
 FOUR = ["human", "net", "heuristic", "random"]
-FIVE = ["random", "heuristic", "human", "random", "heuristic"]
+FIVE = ["random", "net", "human", "search", "heuristic"]
 FIRST = 30  # decisions of a game not played to the end in the default run
 
 
 @pytest.mark.parametrize(("seats", "whole"), [
-    pytest.param(THREE, False, id="3 players, first 30 decisions"),
+    pytest.param(THREE, True, id="3 players"),
     pytest.param(FOUR, True, id="4 players"),
     pytest.param(FIVE, False, id="5 players, first 30 decisions"),
-    pytest.param(THREE, True, id="3 players", marks=pytest.mark.slow),
     pytest.param(FIVE, True, id="5 players", marks=pytest.mark.slow),
 ])
 def test_a_game_with_agent_seats_is_played_by_clicking(browser, tmp_path, seats, whole):

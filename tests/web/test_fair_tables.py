@@ -196,7 +196,7 @@ def test_a_spectator_sees_the_public_board_and_the_record_only_at_the_end(client
 @pytest.mark.parametrize("players", [3, 5])
 @pytest.mark.parametrize("agent", ["search", "net"])
 def test_network_agents_are_refused_at_a_player_count_they_cannot_play(
-    client, agent, players
+    client, agent, players, four_player_network
 ) -> None:
     seats = ["human", agent] + ["random"] * (players - 2)
     reply = client.post("/api/games", json={"seats": seats})
@@ -206,7 +206,9 @@ def test_network_agents_are_refused_at_a_player_count_they_cannot_play(
     assert list(client.server.tables.folder.iterdir()) == []
 
 
-def test_perikles_play_web_refuses_them_before_the_server_starts(capsys) -> None:
+def test_perikles_play_web_refuses_them_before_the_server_starts(
+    capsys, four_player_network
+) -> None:
     from perikles_env.play import main
 
     with pytest.raises(SystemExit) as stop:
@@ -218,7 +220,7 @@ def test_perikles_play_web_refuses_them_before_the_server_starts(capsys) -> None
 
 
 def test_a_game_stuck_on_an_agent_loads_without_running_it_and_can_be_given_up(
-    tmp_path,
+    tmp_path, four_player_network
 ) -> None:
     """A game created before the refusal: p1 is ``search`` at 3 players."""
     table = Tables(tmp_path).create(["human", "random", "random"], 4)

@@ -208,11 +208,17 @@ def test_the_new_game_page_offers_no_file_agents_unless_the_server_does(tmp_path
         assert not any(a.startswith("ppo") for a in c.get("/api/options").json()["agents"])
 
 
-def test_the_new_game_page_is_told_which_counts_each_agent_plays(tmp_path) -> None:
+@pytest.mark.parametrize("network", ["shipped", "four-player"])
+def test_the_new_game_page_is_told_which_counts_each_agent_plays(
+    tmp_path, request, network
+) -> None:
     """``/api/options`` gives each offered agent's ``supported_players``, so the form marks
-    ``search`` and ``net`` (one network, one count) before a game would be refused."""
+    an agent that plays one count (``search`` and ``net`` over a 4-player network) before a
+    game would be refused; the shipped network plays every count."""
     from perikles_env.agents import make_agent
 
+    if network == "four-player":
+        request.getfixturevalue("four_player_network")
     server = GameServer(Tables(tmp_path), pace=0.0, offered=["ppo:model.zip"])
     with TestClient(create_app(server), base_url="http://127.0.0.1") as c:
         options = c.get("/api/options").json()
@@ -220,8 +226,9 @@ def test_the_new_game_page_is_told_which_counts_each_agent_plays(tmp_path) -> No
     assert set(players) == set(options["agents"]) - {"human"}
     for spec in ("random", "heuristic", "ismcts"):
         assert players[spec] == [3, 4, 5]
+    counts = [3, 4, 5] if network == "shipped" else [4]
     for spec in ("search", "net"):
-        assert players[spec] == sorted(make_agent(spec).supported_players) == [4]
+        assert players[spec] == sorted(make_agent(spec).supported_players) == counts
     assert players["ppo:model.zip"] == []  # cannot be made here: its creation says why
 
 

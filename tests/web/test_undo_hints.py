@@ -148,7 +148,9 @@ def test_hints_are_the_same_whatever_hidden_information_is_redrawn(name) -> None
     assert compared == 10
 
 
-def test_hints_are_asked_on_ones_own_move_from_an_agent_that_plays_the_count(client) -> None:
+def test_hints_are_asked_on_ones_own_move_from_an_agent_that_plays_the_count(
+    client, four_player_network
+) -> None:
     c, server = client, client.server
     created = c.post("/api/games", json={"seats": ["human", "human", "random"],
                                          "seed": 1}).json()

@@ -34,9 +34,10 @@ class SearchAgent(Agent):
 
     @property
     def supported_players(self) -> tuple[int, ...]:  # type: ignore[override]
-        """The count its evaluator predicts seats for (a network's file says which)."""
-        count = getattr(self.evaluator, "num_players", None)
-        return (int(count),) if count else (3, 4, 5)
+        """The counts its evaluator plays (a network's file says which; an evaluator
+        without ``players`` evaluates ``num_players``-player games only)."""
+        players = getattr(self.evaluator, "players", None)
+        return tuple(players) if players else (int(self.evaluator.num_players),)
 
     def describe(self) -> str:
         defaults = asdict(SearchParams())

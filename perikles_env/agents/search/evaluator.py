@@ -28,7 +28,8 @@ class EvaluationError(AgentError):
 
 
 class Evaluator(Protocol):
-    num_players: int
+    num_players: int  # the values' columns: the seats of the largest table it evaluates
+    players: tuple[int, ...]  # the counts it evaluates (optional: else num_players only)
     features: tuple[str, ...]
 
     def evaluate(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -49,6 +50,7 @@ class UniformEvaluator:
 
     def __init__(self, num_players: int = 5, features: tuple[str, ...] = DEFAULT_FEATURES) -> None:
         self.num_players = num_players
+        self.players = tuple(range(3, num_players + 1))
         self.features = tuple(features)
 
     def evaluate(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

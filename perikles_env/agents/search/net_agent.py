@@ -50,8 +50,8 @@ class NetAgent(Agent):
 
     @property
     def supported_players(self) -> tuple[int, ...]:  # type: ignore[override]
-        """The one count the network predicts seats for (its file says which)."""
-        return (int(self.net.num_players),)
+        """The counts the network plays (its file says which)."""
+        return tuple(self.net.players)
 
     def describe(self) -> str:
         return f"net:{self.path}" if self.path else "net"

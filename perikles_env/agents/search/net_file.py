@@ -2,7 +2,9 @@
 per weight tensor. Nothing in it is ever unpickled and no code runs when it is loaded.
 
 * ``perikles-net.json``: ``format`` (``perikles-net-1``), the network's ``settings``
-  (``NetSettings``: player count, feature blocks, layer widths, activation by name), the
+  (``NetSettings``: the player counts it plays and the seats its value predicts, feature
+  blocks, layer widths, activation by name; files without ``players`` play
+  ``num_players`` only), the
   ``observation`` layout it reads (``layout_signature``), the action count, the ``dtype``
   the weights are stored in (``float32``, or ``float16`` to halve the file), the library
   versions that wrote it and an ``extra`` JSON object (how the network was made);
@@ -160,7 +162,7 @@ def _build(header: dict[str, Any], p: Path) -> SearchNet:
 
     settings = header["settings"]
     keys = set(NetSettings().to_json())
-    if not isinstance(settings, dict) or set(settings) != keys:
+    if not isinstance(settings, dict) or set(settings) not in (keys, keys - {"players"}):
         raise NetFileError(f"{p}: settings must have exactly the keys {sorted(keys)}")
     try:
         checked = NetSettings(
@@ -169,6 +171,7 @@ def _build(header: dict[str, Any], p: Path) -> SearchNet:
             policy_arch=tuple(settings["policy_arch"]),
             value_arch=tuple(settings["value_arch"]),
             activation=settings["activation"],
+            players=tuple(settings.get("players", ())),  # older files: num_players only
         )
     except (InvalidConfigError, TypeError) as exc:
         raise NetFileError(f"{p}: bad settings: {exc}") from exc

@@ -10,8 +10,14 @@ per-action block last) it gives
 * **values**: every seat's predicted final win share, a softmax over ``num_players``
   outputs (they sum to 1: Perikles is general-sum with ties split, not a two-player zero-sum
   game, so one scalar cannot back up every seat's interest). Seats are in the
-  observation's relative order: ``values[b, k]`` is seat ``(p + k) % num_players``, ``p``
-  the observer of row ``b`` (``relative_shares`` turns a game's shares into that order).
+  observation's relative order: ``values[b, k]`` is seat ``(p + k) % n``, ``p`` the
+  observer of row ``b`` and ``n`` its game's player count (``relative_shares`` turns a
+  game's shares into that order).
+
+One network plays every count in ``players`` (``NetSettings``): the observation has the
+same layout at 3, 4 and 5 players (it says the count), and the value head has one output
+per seat of the largest table, ``num_players = max(players)``; a row's outputs past its own
+table's size are masked out of the softmax (their share is exactly 0).
 
 The value has its own state MLP (as PPO's critic): fitting or training the value never
 moves the policy's weights through a shared trunk, so a warm-started net plays exactly as
@@ -41,6 +47,7 @@ from ...engine import NUM_ACTIONS
 from ...engine import data as D
 from ...errors import InvalidConfigError
 from ..action_scoring import action_logits, add_action_heads
+from .evaluator import players_of
 
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
 MASKED = -1e9  # the logit of an illegal action: finite, so 0 * log p stays 0 in the loss
@@ -52,11 +59,12 @@ MAX_LAYERS = 4
 class NetSettings:
     """What builds a ``SearchNet`` (and what its file records)."""
 
-    num_players: int = 4
+    num_players: int = 4  # the value head's outputs: the seats of the largest table
     features: tuple[str, ...] = ("battle", "actions")
     policy_arch: tuple[int, ...] = (128, 128)
     value_arch: tuple[int, ...] = (128, 128)
     activation: str = "relu"
+    players: tuple[int, ...] = ()  # the player counts it plays (empty: num_players only)
 
     def __post_init__(self) -> None:
         n = self.num_players
@@ -64,6 +72,19 @@ class NetSettings:
             raise InvalidConfigError(
                 f"num_players must be an int in {D.MIN_PLAYERS}..{D.MAX_PLAYERS}, got {n!r}"
             )
+        players = self.players or (n,)
+        if (
+            not isinstance(players, Sequence)
+            or not all(type(c) is int for c in players)
+            or list(players) != sorted(set(players))
+            or players[0] < D.MIN_PLAYERS
+            or players[-1] != n
+        ):
+            raise InvalidConfigError(
+                f"players must be distinct increasing counts from {D.MIN_PLAYERS} up to "
+                f"num_players ({n}), got {self.players!r}"
+            )
+        object.__setattr__(self, "players", tuple(players))
         features = check_features(list(self.features))
         if not features or features[-1] != "actions":
             raise InvalidConfigError(
@@ -93,6 +114,7 @@ class NetSettings:
             "policy_arch": list(self.policy_arch),
             "value_arch": list(self.value_arch),
             "activation": self.activation,
+            "players": list(self.players),
         }
 
 
@@ -102,11 +124,21 @@ class NetLoss(NamedTuple):
     value: torch.Tensor
 
 
-def relative_shares(shares: Sequence[float], player: int) -> np.ndarray:
+def relative_shares(shares: Sequence[float], player: int, width: int = 0) -> np.ndarray:
     """A game's win shares (absolute seats) in ``player``'s relative seat order: entry
-    ``k`` is seat ``(player + k) % n``, as the value head predicts them."""
+    ``k`` is seat ``(player + k) % n``, as the value head predicts them; zeros after the
+    ``n`` seats up to ``width`` (a network's ``num_players``)."""
     n = len(shares)
-    return np.asarray([shares[(player + k) % n] for k in range(n)], dtype=np.float32)
+    out = np.zeros(max(n, width), dtype=np.float32)
+    out[:n] = [shares[(player + k) % n] for k in range(n)]
+    return out
+
+
+def seat_counts(obs: torch.Tensor) -> torch.Tensor:
+    """The player count of each observation row (its ``num_players`` one-hot block; the
+    state part alone is enough)."""
+    start, _ = OFFSETS["num_players"]
+    return D.MIN_PLAYERS + obs[:, start : start + 3].argmax(dim=1)
 
 
 def soft_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -131,6 +163,7 @@ class SearchNet(torch.nn.Module):
         self.settings = settings or NetSettings()
         s = self.settings
         self.num_players = s.num_players
+        self.players = s.players
         self.features = s.features
         self.obs_size = int(layout_signature(s.features)["size"])  # type: ignore[call-overload]
         self.state_size = self.obs_size - ACTION_BLOCK
@@ -144,8 +177,7 @@ class SearchNet(torch.nn.Module):
             self.value_head.weight.zero_()
             self.value_head.bias.zero_()
         self.extra: dict[str, Any] = {}  # how it was made (written to its file)
-        start = OFFSETS["num_players"][0]
-        self._count_column = start + s.num_players - D.MIN_PLAYERS
+        self._seat_ids = torch.arange(s.num_players)
 
     def heads(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Unmasked policy logits [B, NUM_ACTIONS] and value logits [B, num_players]."""
@@ -153,8 +185,14 @@ class SearchNet(torch.nn.Module):
 
     def value_logits(self, obs: torch.Tensor) -> torch.Tensor:
         """Value logits [B, num_players] from the first ``state_size`` columns: a full
-        observation, or its state part alone (value fitting stores only that)."""
-        return self.value_head(self.value_trunk(obs[:, : self.state_size].float()))
+        observation, or its state part alone (value fitting stores only that). Outputs past
+        a row's player count are ``MASKED`` (a share of 0 after the softmax)."""
+        state = obs[:, : self.state_size].float()
+        logits = self.value_head(self.value_trunk(state))
+        if self.players[0] == self.num_players:  # one count: every output is a seat
+            return logits
+        beyond = self._seat_ids[None, :] >= seat_counts(state)[:, None]
+        return logits.masked_fill(beyond, MASKED)
 
     def policy_logits(self, obs: torch.Tensor) -> torch.Tensor:
         """Unmasked policy logits only (the raw network's move needs no value)."""
@@ -176,10 +214,15 @@ class SearchNet(torch.nn.Module):
     ) -> NetLoss:
         """Cross-entropy of the masked policy against ``policy_targets`` [B, NUM_ACTIONS]
         (a distribution over legal ids) plus ``value_weight`` x cross-entropy of the win
-        shares against ``value_targets`` [B, num_players] (relative seat order)."""
+        shares against ``value_targets`` [B, num_players] (relative seat order, 0 past
+        each row's player count)."""
         masks = masks.bool()
         _check_targets(policy_targets, masks, "policy_targets")
         _check_targets(value_targets, None, "value_targets", self.num_players)
+        if self.players[0] != self.num_players:
+            beyond = self._seat_ids[None, :] >= seat_counts(obs)[:, None]
+            if bool((value_targets * beyond).sum() > 0):
+                raise ValueError("value_targets put weight on seats past a row's player count")
         logits, value_logits = self.heads(obs)
         policy = soft_cross_entropy(logits.masked_fill(~masks, MASKED), policy_targets)
         value = soft_cross_entropy(value_logits, value_targets)
@@ -188,7 +231,8 @@ class SearchNet(torch.nn.Module):
     def evaluate(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The ``Evaluator`` call: obs float32 [B, obs_size], masks bool [B, NUM_ACTIONS]
         -> (logits float32 [B, NUM_ACTIONS], win shares float32 [B, num_players]); no
-        gradients. Rows must be observations of a ``num_players`` game with a legal id."""
+        gradients. Rows must be observations of a game of one of ``players``' counts, with a
+        legal id."""
         obs = np.asarray(obs, dtype=np.float32)
         masks = np.asarray(masks, dtype=bool)
         if obs.ndim != 2 or obs.shape[1] != self.obs_size:
@@ -197,11 +241,13 @@ class SearchNet(torch.nn.Module):
             raise ValueError(f"masks must be [{obs.shape[0]}, {NUM_ACTIONS}], got {masks.shape}")
         if not masks.any(axis=1).all():
             raise ValueError("every row of masks needs at least one legal action")
-        if obs.shape[0] and not (obs[:, self._count_column] == 1).all():
-            raise ValueError(
-                f"observations of a game with other than {self.num_players} players: this "
-                f"network predicts {self.num_players} seats"
-            )
+        if obs.shape[0]:
+            counts = set(players_of(obs).tolist())
+            if not counts <= set(self.players):
+                raise ValueError(
+                    f"observations of a {min(counts - set(self.players))}-player game: this "
+                    f"network plays {'/'.join(map(str, self.players))}-player games"
+                )
         with torch.inference_mode():
             logits, values = self(torch.from_numpy(obs), torch.from_numpy(masks))
         return logits.numpy(), values.numpy()

@@ -43,14 +43,35 @@ class NetSection(Schema):
     """The network built when there is no warm start (random weights)."""
 
     num_players: Annotated[int, Field(ge=D.MIN_PLAYERS, le=D.MAX_PLAYERS)] = 4
+    # the counts it plays (self-play draws one per game); empty: num_players only
+    players: list[Annotated[int, Field(ge=D.MIN_PLAYERS, le=D.MAX_PLAYERS)]] = Field(
+        default_factory=list
+    )
     policy_arch: Arch = Field(default_factory=lambda: [128, 128])
     value_arch: Arch = Field(default_factory=lambda: [128, 128])
     activation: Literal["relu", "tanh"] = "relu"
 
+    @field_validator("players")
+    @classmethod
+    def _sorted(cls, value: list[int]) -> list[int]:
+        return sorted(set(value))
+
+    @model_validator(mode="after")
+    def _counts(self) -> NetSection:
+        if self.players and self.players[-1] != self.num_players:
+            raise FieldError(
+                "players", f"the largest count must be num_players ({self.num_players})"
+            )
+        return self
+
+    @property
+    def player_counts(self) -> tuple[int, ...]:
+        return tuple(self.players) or (self.num_players,)
+
     def settings(self) -> NetSettings:
         return NetSettings(
             self.num_players, ("battle", "actions"), tuple(self.policy_arch),
-            tuple(self.value_arch), self.activation,
+            tuple(self.value_arch), self.activation, self.player_counts,
         )
 
 

@@ -65,14 +65,14 @@ def check_warm_start(config: ExpertConfig) -> SearchNet | None:
     if ws.ppo:
         from ..search_warmstart import net_from_ppo
 
-        net_from_ppo(ws.ppo, config.net.num_players)
+        net_from_ppo(ws.ppo, config.net.num_players, config.net.player_counts)
     if not ws.net:
         return None
     net = load_net(ws.net)
-    if net.num_players != config.net.num_players:
+    if net.players != config.net.player_counts:
         raise InvalidConfigError(
-            f"warm_start.net: {ws.net} predicts {net.num_players} seats, "
-            f"net.num_players is {config.net.num_players}"
+            f"warm_start.net: {ws.net} plays {'/'.join(map(str, net.players))}-player games, "
+            f"net.players is {list(config.net.player_counts)}"
         )
     return net
 
@@ -94,6 +94,7 @@ def initial_net(
         warm_start(
             ws.ppo, out, games=ws.games, epochs=ws.epochs, seed=config.seed,
             num_players=config.net.num_players, progress=progress,
+            players=config.net.player_counts,
         )
         return load_net(out), f"ppo:{ws.ppo} (value fitted on {ws.games} games)"
     torch.manual_seed(config.seed)
@@ -118,20 +119,24 @@ def evaluate_net(
     config: ExpertConfig, path: Path, evaluator: Evaluator
 ) -> dict[str, dict[str, Any]]:
     """Win rate and 95 % CI of the network (with and without search) against each
-    ``eval.opponents`` entry filling the other seats."""
+    ``eval.opponents`` entry filling the other seats, at each count the network plays
+    (labelled with the count when there are several)."""
     out: dict[str, dict[str, Any]] = {}
-    for opponent in config.eval.opponents:
-        for label, spec in eval_specs(config, path).items():
-            result = evaluator.evaluate(
-                [spec, opponent], players=config.net.num_players, games=config.eval.games,
-                seed=config.eval.seed, workers=config.eval.workers, plots=False,
-            )
-            stats = result.matchups[0].agents[spec]
-            out[f"{label} vs {opponent}"] = {
-                "win_rate": round(stats.win_rate, 4),
-                "ci": [round(x, 4) for x in stats.win_ci],
-                "games": len(result.records),
-            }
+    counts = config.net.player_counts
+    for n in counts:
+        at = f" at {n}" if len(counts) > 1 else ""
+        for opponent in config.eval.opponents:
+            for label, spec in eval_specs(config, path).items():
+                result = evaluator.evaluate(
+                    [spec, opponent], players=n, games=config.eval.games,
+                    seed=config.eval.seed, workers=config.eval.workers, plots=False,
+                )
+                stats = result.matchups[0].agents[spec]
+                out[f"{label} vs {opponent}{at}"] = {
+                    "win_rate": round(stats.win_rate, 4),
+                    "ci": [round(x, 4) for x in stats.win_ci],
+                    "games": len(result.records),
+                }
     return out
 
 

@@ -99,7 +99,8 @@ class SelfPlay:
 
     def _table(self, seed: np.random.SeedSequence) -> _GameInProgress:
         rng = np.random.default_rng(seed)
-        n = self.net.num_players
+        counts = self.net.players
+        n = counts[0] if len(counts) == 1 else int(rng.choice(counts))
         seats = [self.keys[i] for i in draw_seats(rng.random, self.cdf, 0.0, n)]
         seats[int(rng.integers(n))] = SELF
         game = new_game(
@@ -142,7 +143,9 @@ class SelfPlay:
             legal=np.concatenate([r[2] for r in t.rows]),
             policy=np.concatenate([r[3] for r in t.rows]),
             feats=np.concatenate([r[4] for r in t.rows]),
-            values=np.stack([relative_shares(shares, p) for p in t.players]).astype(np.float16),
+            values=np.stack(
+                [relative_shares(shares, p, self.net.num_players) for p in t.players]
+            ).astype(np.float16),
         )
 
     def play(self, games: int, parallel: int, seed: int) -> tuple[Positions, SelfPlayStats]:
