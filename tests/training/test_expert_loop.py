@@ -268,7 +268,7 @@ def test_self_play_in_worker_processes(tmp_path) -> None:
     assert record["positions"] == record["learn"]["rows"] > 0
 
 
-@pytest.mark.parametrize("name", ["search_smoke", "search_long"])
+@pytest.mark.parametrize("name", ["search_smoke", "search_long", "search_population"])
 def test_shipped_configs_are_valid(name) -> None:
     config = load_config(name)
     assert config.name == name and config.torch_threads == 1

@@ -1,8 +1,8 @@
 """Checkpoints of an expert-iteration run, written atomically after every iteration:
 ``checkpoints/net_<it>.pkn`` (the network, ``net_file``) and ``checkpoints/ckpt_<it>.zip``
 holding ``state.json`` (the iteration, the run's history, the replay window's iterations,
-the optimizer's settings) and ``optimizer.npz`` (Adam's moments). The network is written
-first, so a checkpoint never names a network that is not there.
+the league's snapshots and scores, the optimizer's settings) and ``optimizer.npz`` (Adam's
+moments). The network is written first, so a checkpoint never names a network that is not there.
 
 Loading runs no code: the zip must hold exactly those two entries, the JSON is checked
 key by key, the arrays are read with ``allow_pickle=False`` and the network through
@@ -39,7 +39,8 @@ FORMAT = "perikles-expert-checkpoint-1"
 STATE, OPTIMIZER = "state.json", "optimizer.npz"
 MAX_BYTES = 256 << 20
 STATE_KEYS = {"format", "iteration", "net", "optimizer", "run"}
-RUN_KEYS = {"seconds", "window", "history", "warm_start"}
+RUN_KEYS = {"seconds", "window", "history", "warm_start", "population"}
+OLD_RUN_KEYS = RUN_KEYS - {"population"}  # checkpoints written before populations
 
 
 class CheckpointError(InvalidConfigError):
@@ -133,7 +134,7 @@ def _check_state(state: Any, path: Path) -> None:
     if name != f"net_{iteration:04d}.pkn" or not re.fullmatch(r"net_\d{4,}\.pkn", name):
         raise CheckpointError(f"{path}: net must be net_{iteration:04d}.pkn, got {state['net']!r}")
     run = state["run"]
-    if not isinstance(run, dict) or set(run) != RUN_KEYS:
+    if not isinstance(run, dict) or set(run) not in (RUN_KEYS, OLD_RUN_KEYS):
         raise CheckpointError(f"{path}: run must have exactly the keys {sorted(RUN_KEYS)}")
     window = run["window"]
     if not isinstance(window, list) or not all(
@@ -146,6 +147,9 @@ def _check_state(state: Any, path: Path) -> None:
         raise CheckpointError(f"{path}: seconds must be a number, got {run['seconds']!r}")
     if not isinstance(run["warm_start"], str):
         raise CheckpointError(f"{path}: warm_start must be a string")
+    problem = _population_problem(run.get("population", _NO_POPULATION), iteration)
+    if problem:
+        raise CheckpointError(f"{path}: {problem}")
 
 
 def latest(run_dir: Path) -> Checkpoint:
@@ -159,3 +163,26 @@ def latest(run_dir: Path) -> Checkpoint:
             reasons.append(str(exc))
     why = f" ({'; '.join(reasons)})" if reasons else ""
     raise CheckpointError(f"no intact checkpoint to resume in {run_dir / FOLDER}{why}")
+
+
+_NO_POPULATION = {"snapshots": [], "scores": {}}
+
+
+def _population_problem(state: Any, iteration: int) -> str | None:
+    """Why a checkpoint's league state (population.py) is malformed (None: it is fine)."""
+    if not isinstance(state, dict) or set(state) != {"snapshots", "scores"}:
+        return "population must have exactly the keys ['scores', 'snapshots']"
+    snaps = state["snapshots"]
+    if not isinstance(snaps, list) or not all(
+        type(i) is int and 0 <= i <= iteration for i in snaps
+    ):
+        return f"population snapshots must list iterations 0..{iteration}, got {snaps!r}"
+    scores = state["scores"]
+    if not isinstance(scores, dict) or not all(
+        isinstance(v, list) and len(v) == 2
+        and all(not isinstance(x, bool) and isinstance(x, (int, float)) and x >= 0 for x in v)
+        and v[0] <= v[1]
+        for v in scores.values()
+    ):
+        return "population scores must map labels to [score, games] with 0 <= score <= games"
+    return None

@@ -29,7 +29,7 @@ from perikles_env.jobs.config_schema import (
 from perikles_env.jobs.run_folder import folder_path, plain_folder_name
 from perikles_env.vector.seat_draw import MAX_WEIGHT
 
-SELF = "self"  # a league seat played by the current network with search
+from .population import POPULATION_KEYS, SELF
 
 Positive = Annotated[int, Field(gt=0)]
 Count = Annotated[int, Field(ge=0)]
@@ -125,19 +125,39 @@ SearchSection = create_model(
 )
 
 
+class PastSection(Schema):
+    """The league's ``past`` seats: a snapshot of the network every ``every`` iterations
+    (and the first network), the newest ``keep`` in the league (population.py)."""
+
+    every: Positive = 1
+    keep: Annotated[int, Field(ge=1, le=64)] = 8
+
+
+class PrioritySection(Schema):
+    """Prioritised fictitious self-play: each opponent's weight times ``(1 - p) ** power``,
+    ``p`` the searcher's pairwise score against it, decayed by ``decay`` per iteration;
+    ``power`` 0 keeps the configured weights (population.py)."""
+
+    power: Annotated[float, Field(ge=0, le=8)] = 0.0
+    decay: Annotated[float, Field(gt=0, le=1)] = 0.7
+
+
 class SelfPlaySection(Schema):
     """The games of one iteration: how many, how many at once, and who sits where."""
 
     games: Positive = 64
     parallel: Positive = 32  # games at once, over all workers
     workers: Annotated[int, Field(ge=1, le=256)] = 1  # processes (one core each)
+    # self, past, personalities (population.py) or agent specs, by weight
     league: dict[str, Weight] = Field(default_factory=lambda: {SELF: 1.0}, min_length=1)
+    past: PastSection = Field(default_factory=PastSection)
+    priority: PrioritySection = Field(default_factory=PrioritySection)
 
     @field_validator("league")
     @classmethod
     def _specs(cls, league: dict[str, float]) -> dict[str, float]:
         for key in league:
-            if key != SELF:
+            if key not in POPULATION_KEYS:
                 check_spec(key)
         if sum(league.values()) <= 0:
             raise ValueError(f"needs weights with a positive sum, got {league}")

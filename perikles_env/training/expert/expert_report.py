@@ -88,8 +88,31 @@ def markdown(summary: dict[str, Any]) -> str:
     ]
     if summary.get("learning_curve"):
         lines += ["", f"![learning curve]({summary['learning_curve']})"]
+    lines += league_table(history)
     lines += ["", "## Configuration", "", "```yaml", summary["config_yaml"].rstrip(), "```", ""]
     return "\n".join(lines)
+
+
+def league_table(history: list[dict[str, Any]]) -> list[str]:
+    """The last iteration's league: each entry's share of the seats drawn and the
+    searching network's pairwise score against it (population.py)."""
+    league = history[-1].get("league") if history else None
+    if not league or set(league) == {"self"}:
+        return []
+    lines = [
+        "", f"## League (iteration {history[-1]['iteration']})", "",
+        "| seat | weight | searcher's pairwise score |", "|---|---:|---:|",
+    ]
+    for label, entry in sorted(league.items(), key=lambda kv: -kv[1]["weight"]):
+        score = "-" if label == "self" else f"{100 * entry['score']:.1f} %"
+        lines.append(f"| `{label}` | {100 * entry['weight']:.1f} % | {score} |")
+    lines += [
+        "",
+        "Pairwise score: how often the searching network finished ahead of that seat (level "
+        "counts a half), decayed over iterations; the weights follow it when "
+        "`selfplay.priority.power` is above 0.",
+    ]
+    return lines
 
 
 def write_report(run_dir: Path, summary: dict[str, Any]) -> None:

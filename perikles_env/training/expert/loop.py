@@ -44,6 +44,7 @@ from . import checkpoint, dataset
 from .config import ExpertConfig, config_from_dict
 from .expert_report import write_report
 from .learner import make_optimizer, train
+from .population import PAST, Population, missing_snapshot
 from .self_play_games import play_sharded
 
 CONFIG = "config.yaml"
@@ -155,6 +156,12 @@ class Run:
         self.seconds = 0.0
         self.iteration = 0
         self.stopped_by_time = False
+        self.population = Population(config.selfplay, run_dir)
+
+    def start(self) -> None:
+        """A new run: its first network joins the league's ``past`` seats."""
+        if self.population.wants_snapshot(0):
+            self.population.add_snapshot(0, self.net)
 
     def restore(self, ckpt: checkpoint.Checkpoint) -> None:
         try:
@@ -166,6 +173,7 @@ class Run:
             ) from exc
         self.iteration, self.history = ckpt.iteration, ckpt.run["history"]
         self.seconds = float(ckpt.run["seconds"])
+        self.population.restore(ckpt.run.get("population"))
         for i in ckpt.run["window"]:
             data = dataset.load(_data_path(self.run_dir, i), self.net.state_size,
                                 self.net.num_players)
@@ -179,10 +187,13 @@ class Run:
         torch.set_num_threads(c.torch_threads)  # an evaluation's agents set their own
         start = time.perf_counter()
         seeds = np.random.SeedSequence([c.seed, i]).generate_state(2)
+        league = self.population.league()
         data, stats = play_sharded(
-            self.net, c.search.params(), c.selfplay.league, c.selfplay.games,
+            self.net, c.search.params(), league, c.selfplay.games,
             c.selfplay.parallel, int(seeds[0]), c.selfplay.workers, c.torch_threads,
         )
+        league_record = self.population.summary(league)  # weights and scores it was drawn by
+        self.population.record(stats.versus)
         dataset.save(_data_path(self.run_dir, i), data)
         self.window.add(i, data)
         learn = train(
@@ -197,10 +208,13 @@ class Run:
             "window_rows": len(self.window),
             "window_mb": round(sum(d.nbytes for _, d in self.window.parts) / 1e6, 1),
             "searcher_share": round(stats.searcher_share / max(1, stats.games), 4),
-            "seats": stats.seats,
+            "seats": self.population.by_label(stats.seats),
+            "league": league_record,
             "learn": learn,
         }
         self.iteration = i
+        if self.population.wants_snapshot(i):
+            self.population.add_snapshot(i, self.net)
         used = self.seconds + time.perf_counter() - start
         last = i == c.budget.iterations or bool(c.budget.minutes and used >= 60 * c.budget.minutes)
         if c.eval.every and (i % c.eval.every == 0 or last):
@@ -216,15 +230,17 @@ class Run:
 
     def _run_state(self) -> dict[str, Any]:
         return {"seconds": round(self.seconds, 3), "window": self.window.iterations,
-                "history": self.history, "warm_start": self.warm}
+                "history": self.history, "warm_start": self.warm,
+                "population": self.population.state()}
 
     def _drop_old_data(self) -> None:
-        """Data files no kept checkpoint's window needs."""
+        """Data files (and league snapshots) no kept checkpoint needs."""
         kept = sorted((self.run_dir / checkpoint.FOLDER).glob("ckpt_*.zip"))
         oldest = int(kept[0].stem.split("_")[1]) if kept else self.iteration
         for path in (self.run_dir / DATA).glob("iter_*.npz"):
             if int(path.stem.split("_")[1]) <= oldest - self.config.replay.window:
                 path.unlink(missing_ok=True)
+        self.population.drop_files_before(oldest)
 
     def loop(self) -> None:
         c = self.config
@@ -271,7 +287,7 @@ def resumable_checkpoint(run_dir: Path, config: ExpertConfig) -> checkpoint.Chec
     """The checkpoint ``--resume`` continues from (None: the run was stopped before its
     first one, so it starts again at iteration 1 in its folder). Refused: a run still
     running, a complete run with nothing left to do under ``config``'s budget, a folder
-    whose checkpoints are all damaged."""
+    whose checkpoints are all damaged, a league snapshot gone from the folder."""
     status = read_status(run_dir)
     state = status.get("status")
     if state == RUNNING:
@@ -284,6 +300,9 @@ def resumable_checkpoint(run_dir: Path, config: ExpertConfig) -> checkpoint.Chec
             raise InvalidConfigError(f"--resume: {run_dir} is complete but has no checkpoint")
         return None
     ckpt = checkpoint.latest(run_dir)
+    gone = missing_snapshot(run_dir, ckpt.run.get("population"))
+    if gone is not None and PAST in config.selfplay.league:
+        raise InvalidConfigError(f"--resume: the league's snapshot {gone} is missing")
     budget = config.budget
     spent = bool(budget.minutes and float(ckpt.run["seconds"]) >= 60 * budget.minutes)
     if state == COMPLETE and (ckpt.iteration >= budget.iterations or spent):
@@ -342,6 +361,8 @@ def run(
         state = Run(config, run_dir, net, command, warm, show, evaluator)
         if ckpt is not None:
             state.restore(ckpt)
+        else:
+            state.start()
         state.loop()
         save_net(run_dir / NET, state.net, extra={"expert_iteration": {
             "run": str(run_dir), "iterations": state.iteration, "warm_start": warm,

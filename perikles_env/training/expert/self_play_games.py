@@ -1,7 +1,8 @@
 """Self-play with search: many games at once on the C++ core, recording search targets.
 
 Each game seats the network with search at one random seat and fills the others from the
-league's weights (``self``: the network with search too; any other key an agent spec).
+league's weights (``self``: the network with search too; ``personalities``: the heuristic
+with knobs drawn for that seat; any other key an agent spec: population.py).
 Games advance until each waits on a searching seat with more than one legal action; then
 one ``SearchAgent.search_batch`` call searches all of them together (the network's calls
 batched across games) and each plays its search's action. At every such decision the
@@ -35,8 +36,8 @@ from perikles_env.vector.encoder import encode_with_features, legal_mask
 from perikles_env.vector.seat_draw import cumulative, draw_seats
 from perikles_env.workers import bounded_workers
 
-from .config import SELF
 from .dataset import Positions, concat
+from .population import PERSONALITIES, SELF, pairwise, seat_agent
 
 
 @dataclass
@@ -60,6 +61,8 @@ class SelfPlayStats:
     decisions: int = 0  # searched decisions recorded
     searcher_share: float = 0.0  # win shares of the recorded seats, summed per game
     seats: dict[str, int] = field(default_factory=dict)  # seats played per league key
+    # league key -> (pairwise score of the searching seats against its seats, pairs)
+    versus: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def add(self, other: SelfPlayStats) -> None:
         self.games += other.games
@@ -68,6 +71,12 @@ class SelfPlayStats:
         self.searcher_share += other.searcher_share
         for key, count in other.seats.items():
             self.seats[key] = self.seats.get(key, 0) + count
+        for key, (score, pairs) in other.versus.items():
+            self.add_versus(key, score, pairs)
+
+    def add_versus(self, key: str, score: float, pairs: float) -> None:
+        old = self.versus.get(key, (0.0, 0.0))
+        self.versus[key] = (old[0] + score, old[1] + pairs)
 
 
 def record(obs: np.ndarray, mask: np.ndarray, target: np.ndarray, state_size: int) -> tuple:
@@ -94,7 +103,9 @@ class SelfPlay:
         weights = np.asarray([league[k] for k in keys], dtype=np.float64)
         self.keys, self.weights = keys, weights / weights.sum()
         self.cdf = cumulative(weights)  # the league's seat draw (vector/seat_draw.py)
-        self.agents: dict[str, Agent] = {k: make_agent(k) for k in keys if k != SELF}
+        self.agents: dict[str, Agent] = {
+            k: make_agent(k) for k in keys if k not in (SELF, PERSONALITIES)
+        }
         self.state_size = net.state_size
 
     def _table(self, seed: np.random.SeedSequence) -> _GameInProgress:
@@ -108,7 +119,7 @@ class SelfPlay:
             seed=int(rng.integers(2**63)),
             backend="native",
         )
-        players = [None if spec == SELF else self.agents[spec] for spec in seats]
+        players = [None if spec == SELF else seat_agent(spec, self.agents, rng) for spec in seats]
         return _GameInProgress(game, seats, rng, TableLoop(game, players, rng, skip_forced=True))
 
     def _advance(self, t: _GameInProgress) -> bool:
@@ -130,8 +141,12 @@ class SelfPlay:
         if not t.game.is_terminal:
             stats.truncated += 1
             return None
-        shares = t.game.win_shares()
+        shares, ranks = t.game.win_shares(), t.game.ranks()
         stats.searcher_share += sum(s for s, k in zip(shares, t.seats, strict=True) if k == SELF)
+        for me in (i for i, k in enumerate(t.seats) if k == SELF):
+            for other, key in enumerate(t.seats):
+                if key != SELF:
+                    stats.add_versus(key, pairwise(ranks, me, other), 1.0)
         stats.decisions += len(t.rows)
         if not t.rows:
             return None
