@@ -1,6 +1,7 @@
 """``perikles-bench AGENT [--quick] [--workers N] [--resume RUN_DIR]``: rate one agent
 against the versioned reference pool (docs/benchmark.md); ``perikles-bench --exploit AGENT
-[--minutes M]``: how much a best response trained against it wins. Games go through the
+[--minutes M]``: how much a best response trained against it wins; ``perikles-bench
+--leaderboard RUN_DIR ...``: the pool members' runs on one scale. Games go through the
 evaluator (perikles_env.evaluation: workers, game records, resume); bad input is one line,
 exit 2, and nothing is written."""
 
@@ -20,9 +21,10 @@ from perikles_env.errors import InvalidConfigError
 from perikles_env.evaluation.config import EvalConfig
 from perikles_env.evaluation.tournament import resume, run
 from perikles_env.jobs.config_schema import build
+from perikles_env.jobs.run_folder import new_run_dir
 from perikles_env.jobs.signals import exit_code
 
-from . import exploit, report
+from . import exploit, leaderboard, report
 from .plan import plan_tables
 from .protocol import DEFAULT_VERSION, Protocol, load_protocol
 
@@ -145,13 +147,20 @@ def _main(argv: Sequence[str] | None) -> int:
                         help="--exploit: final games against the target (default: %(default)s)")
     parser.add_argument("--recipe", help="--exploit: another training recipe file")
     parser.add_argument("--progress", action="store_true", help="a progress bar")
+    parser.add_argument("--leaderboard", metavar="RUN_DIR", nargs="+",
+                        help="rate the pool members of these finished runs on one scale")
     args = parser.parse_args(argv)
     if args.exploit and args.agent:
         parser.error("--exploit SPEC trains against SPEC: give no agent to rate with it")
-    if not args.agent and not args.resume and not args.exploit:
-        parser.error("give an agent spec to rate, --exploit SPEC, or --resume RUN_DIR")
+    if args.leaderboard and (args.agent or args.exploit or args.resume):
+        parser.error("--leaderboard reads finished runs: give no agent, --exploit or --resume")
+    if not args.agent and not args.resume and not args.exploit and not args.leaderboard:
+        parser.error("give an agent spec to rate, --exploit SPEC, --resume RUN_DIR or "
+                     "--leaderboard RUN_DIR ...")
     try:
         protocol = load_protocol(args.protocol)
+        if args.leaderboard:
+            return _leaderboard(args.leaderboard, protocol, args.out)
         if args.exploit or (args.resume and exploit.identity(Path(args.resume))):
             return _exploit(args, protocol, parser, argv)
         if args.resume:
@@ -164,6 +173,20 @@ def _main(argv: Sequence[str] | None) -> int:
     r = data["rating"]
     print(f"{data['agent']} on {data['protocol']}: rating {r['rating']:.2f} "
           f"[{r['rating_ci'][0]:.2f}, {r['rating_ci'][1]:.2f}]; report {run_dir}/bench.md")
+    return 0
+
+
+def _leaderboard(run_dirs: Sequence[str], protocol: Protocol, out: str) -> int:
+    """``--leaderboard``: every run checked before the folder is made."""
+    runs = [leaderboard.read_run(Path(p), protocol) for p in run_dirs]
+    data = leaderboard.build(runs, protocol)
+    name = "leaderboard-" + protocol.version.replace("/", "-") + (
+        "-quick" if data["suite"] == "quick" else "")
+    folder = new_run_dir(out, name)
+    leaderboard.write(data, folder)
+    best = data["members"][0]
+    print(f"{len(data['members'])} members of {protocol.version} rated ({data['suite']} "
+          f"suite), first {best['name']} {best['rating']:+.2f}; {folder}/leaderboard.md")
     return 0
 
 

@@ -15,6 +15,7 @@ the version's results were measured with.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Literal
@@ -107,6 +108,27 @@ class Protocol(_Strict):
         """The pool members that play at ``players`` (in the quick suite: the fast ones)."""
         return [m for m in self.pool
                 if m.spec is not None and players in m.players and (m.quick or not quick)]
+
+
+def board_file(protocol: Protocol) -> Path:
+    """Where the package keeps the published leaderboard of a shipped version."""
+    return PROTOCOLS / f"leaderboard_{protocol.version.removeprefix('perikles-bench/')}.json"
+
+
+def published_ratings(protocol: Protocol) -> tuple[dict[str, float], str] | None:
+    """The pool members' ratings on the leaderboard published for ``protocol`` (members
+    it did not rate are left out), and its suite; None when none is published for this
+    exact protocol file."""
+    if "/" in protocol.version.removeprefix("perikles-bench/"):
+        return None
+    path = board_file(protocol)
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if (data.get("protocol"), data.get("protocol_sha256")) != (protocol.version,
+                                                              protocol.sha256):
+        return None
+    return {m["name"]: float(m["rating"]) for m in data["members"]}, str(data["suite"])
 
 
 def model_file(spec: str) -> Path:

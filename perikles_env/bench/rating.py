@@ -1,8 +1,9 @@
 """The agent's numbers from a run's game records: per table, its win share, multiple of the
 equal share, mean rank and VP with 95 % intervals (``evaluation.stats``); and one rating on
 the pool's scale: a Bradley-Terry fit of the agent's pairwise finishes against each pool
-member, the members held at fixed anchors (the protocol's pool is one scale, each member at
-0 until a leaderboard publishes their ratings), with a seeded bootstrap interval over games.
+member, the members held at fixed anchors (their ratings on the leaderboard published for
+the protocol, ``anchored_rating``; every member at 0 where none is), with a seeded
+bootstrap interval over games.
 """
 
 from __future__ import annotations
@@ -53,6 +54,62 @@ def pairwise(records: Sequence[GameRecord], names: Sequence[str]) -> list[tuple[
                    for o in range(len(r.seats)) if o != s)
         out.append((wins, float(len(r.seats) - 1)))
     return out
+
+
+def member_pairs(records: Sequence[GameRecord], names: Sequence[str],
+                 members: Sequence[str]) -> np.ndarray:
+    """(games, members, 2): per game, the agent's pairwise score and meetings against the
+    seats of each pool member (``names[i]``: the member of lineup entry i, 0 the agent)."""
+    index = {m: k for k, m in enumerate(members)}
+    out = np.zeros((len(records), len(members), 2))
+    for g, r in enumerate(records):
+        n, s = len(r.seats), agent_seat(r, names[0])
+        for o in range(n):
+            if o == s:
+                continue
+            k = index[names[(o - r.rotation) % n]]  # lineup entry i sits at seat i + rotation
+            out[g, k, 0] += 1.0 if r.ranks[s] < r.ranks[o] else 0.5 if r.ranks[s] == r.ranks[o] \
+                else 0.0
+            out[g, k, 1] += 1.0
+    return out
+
+
+def strength(wins: np.ndarray, meetings: np.ndarray, anchors: np.ndarray,
+             prior: float = 0.5) -> float:
+    """The log-strength against opponents held at ``anchors`` (Newton's method on the
+    Bradley-Terry likelihood), each member met given ``prior`` pseudo-games split evenly,
+    as the leaderboard's fit does."""
+    met = meetings > 0
+    if not met.any():
+        return math.nan
+    w, n, a = wins[met] + prior / 2, meetings[met] + prior, anchors[met]
+    theta = float(np.average(a, weights=n)) + math.log(w.sum() / (n - w).sum())
+    for _ in range(100):
+        p = 1 / (1 + np.exp(a - theta))
+        step = float((w - n * p).sum() / (n * p * (1 - p)).sum())
+        theta += step
+        if abs(step) < 1e-12:
+            break
+    return theta
+
+
+def anchored_rating(per_game: np.ndarray, anchors: np.ndarray, seed: int, scale: str,
+                    resamples: int = 1000) -> dict[str, object]:
+    """``strength`` of ``member_pairs`` data with a 95 % bootstrap interval over games."""
+    if not len(per_game):
+        return {"rating": math.nan, "rating_ci": [math.nan, math.nan], "games": 0}
+    totals = per_game.sum(axis=0)
+    point = strength(totals[:, 0], totals[:, 1], anchors)
+    rng = np.random.default_rng(seed)
+    boot = []
+    for _ in range(resamples):
+        counts = np.bincount(rng.integers(0, len(per_game), len(per_game)),
+                             minlength=len(per_game)).astype(float)
+        t = np.tensordot(counts, per_game, axes=1)
+        boot.append(strength(t[:, 0], t[:, 1], anchors))
+    low, high = np.quantile(boot, [0.025, 0.975])
+    return {"rating": point, "rating_ci": [float(low), float(high)], "games": len(per_game),
+            "scale": scale}
 
 
 def bradley_terry(wins: float, meetings: float, anchor: float = 0.0) -> float:

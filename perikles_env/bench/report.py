@@ -12,8 +12,8 @@ import perikles_env
 from perikles_env.evaluation.eval_result import EvalResult
 
 from .plan import Table, not_played
-from .protocol import Protocol
-from .rating import pairwise, rating, table_summary
+from .protocol import Protocol, published_ratings
+from .rating import anchored_rating, member_pairs, pairwise, rating, table_summary
 
 IDENTITY = "bench_run.json"  # written before any game: what a resume must match
 
@@ -25,13 +25,38 @@ def identity(protocol: Protocol, agent: str, quick: bool) -> dict[str, Any]:
 
 def build(result: EvalResult, protocol: Protocol, tables: list[Table], agent: str,
           quick: bool) -> dict[str, Any]:
-    rows, per_game = [], []
+    rows, per_game, by_member = [], [], []
+    members = [m.name for m in protocol.pool]
     for index, table in enumerate(tables):
         mine = [r for r in result.records if r.matchup == index]
         rows.append(table_summary(table, mine, protocol.seed + index))
         per_game += pairwise(mine, (agent,) + table.opponents)
+        by_member.append(member_pairs(mine, (agent,) + table.opponents, members))
     return {**identity(protocol, agent, quick), "tables": rows,
-            "rating": rating(per_game, protocol.seed), "not_played": not_played(protocol, quick)}
+            "rating": _rating(protocol, per_game, by_member, members),
+            "not_played": not_played(protocol, quick)}
+
+
+def _rating(protocol: Protocol, per_game: list, by_member: list[Any], members: list[str]
+            ) -> dict[str, Any]:
+    """On the published leaderboard's scale where there is one, else every member at 0;
+    pairs against members the leaderboard did not rate are left out (and named)."""
+    board = published_ratings(protocol)
+    if board is None:
+        return rating(per_game, protocol.seed)
+    ratings, suite = board
+    import numpy as np
+
+    anchors = np.array([ratings.get(m, np.nan) for m in members])
+    data = np.concatenate(by_member) if by_member else np.zeros((0, len(members), 2))
+    unrated = [m for k, m in enumerate(members)
+               if np.isnan(anchors[k]) and len(data) and data[:, k, 1].sum() > 0]
+    data[:, np.isnan(anchors), :] = 0.0
+    scale = (f"Bradley-Terry log-odds of finishing ahead, pool members at their ratings on "
+             f"the {protocol.version} leaderboard ({suite} suite)")
+    out = anchored_rating(data, np.nan_to_num(anchors), protocol.seed, scale)
+    out["left_out"] = unrated
+    return out
 
 
 def markdown(data: dict[str, Any]) -> str:
@@ -43,7 +68,9 @@ def markdown(data: dict[str, Any]) -> str:
     lines = [f"# {data['agent']} on {data['protocol']}" + (" (quick)" if data["quick"] else ""),
              "", f"Protocol {data['protocol']} (sha256 {data['protocol_sha256'][:12]}), "
              f"perikles_env {data['package_version']}.", "",
-             f"Rating: {r['rating']:.2f} {ci(r['rating_ci'])} ({r.get('scale', '')}).", "",
+             f"Rating: {r['rating']:.2f} {ci(r['rating_ci'])} ({r.get('scale', '')})."
+             + (f" Left out of it (not on the leaderboard): {', '.join(r['left_out'])}."
+                if r.get("left_out") else ""), "",
              "| players | table | opponents | games | win share % | x equal share | "
              "mean rank | mean VP |", "|---:|---|---|---:|---|---|---|---|"]
     for t in data["tables"]:

@@ -202,11 +202,12 @@ def _complete_lines(path: Path) -> bytes:
     return data[: data.rfind(b"\n") + 1]
 
 
-def read_games(run_dir: Path) -> list[GameRecord]:
-    """The complete games in ``games.partial.jsonl``, in file order (a torn last line, the
-    run killed while writing it, is not a game). Lines written without timings get empty
-    timing lists (counted as untimed games)."""
-    path = run_dir / PARTIAL
+def read_games(run_dir: Path, name: str = PARTIAL) -> list[GameRecord]:
+    """The complete games in ``games.partial.jsonl`` (or ``name``: ``games.jsonl`` of a
+    finished run), in file order (a torn last line, the run killed while writing it, is not
+    a game). Lines written without timings get empty timing lists (counted as untimed
+    games)."""
+    path = run_dir / name
     complete = _complete_lines(path)
     records = []
     for number, line in enumerate(complete.decode("utf-8").splitlines(), start=1):
