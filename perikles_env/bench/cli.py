@@ -94,16 +94,7 @@ def resume_run(run_dir: str | Path, protocol: Protocol, workers: int | None = No
                progress: bool = False) -> tuple[Path, dict]:
     """Finish an interrupted benchmark run of the same protocol (refused otherwise)."""
     run_dir = Path(run_dir)
-    path = run_dir / report.IDENTITY
-    if not path.is_file():
-        raise InvalidConfigError(f"{run_dir} is not a benchmark run folder (no {report.IDENTITY})")
-    ident = json.loads(path.read_text())
-    if (ident.get("protocol"), ident.get("protocol_sha256")) != (protocol.version,
-                                                                 protocol.sha256):
-        raise InvalidConfigError(
-            f"{run_dir} is a run of {ident.get('protocol')} "
-            f"(sha256 {str(ident.get('protocol_sha256'))[:12]}), not {protocol.version} "
-            f"(sha256 {protocol.sha256[:12]}): resume it with --protocol {ident.get('protocol')}")
+    ident = report.read_identity(run_dir, protocol, ": resume it with --protocol {protocol}")
     protocol = protocol.model_copy(update={"players": tuple(ident["players"])})
     protocol.check_models(protocol.players, bool(ident["quick"]))
     result = resume(run_dir, workers=workers, progress=progress)

@@ -34,7 +34,7 @@ from perikles_env.evaluation.runner import GameRecord
 from perikles_env.evaluation.stats import wilson_interval
 
 from .protocol import Protocol
-from .report import IDENTITY
+from .report import read_identity
 
 GAMES = "games.jsonl"  # a finished evaluation run's game records
 PRIOR = 0.5  # pseudo-games per pair that met, split evenly
@@ -52,15 +52,7 @@ class Run:
 
 def read_run(path: Path, protocol: Protocol) -> Run:
     """A finished run of ``protocol`` whose agent is a pool member, or a one-line error."""
-    ident_path = path / IDENTITY
-    if not ident_path.is_file():
-        raise InvalidConfigError(f"{path} is not a benchmark run folder (no {IDENTITY})")
-    ident = json.loads(ident_path.read_text())
-    if (ident.get("protocol"), ident.get("protocol_sha256")) != (protocol.version,
-                                                                 protocol.sha256):
-        raise InvalidConfigError(
-            f"{path} is a run of {ident.get('protocol')} "
-            f"(sha256 {str(ident.get('protocol_sha256'))[:12]}), not {protocol.version}")
+    ident = read_identity(path, protocol)
     if not (path / "bench.json").is_file() or not (path / GAMES).is_file():
         raise InvalidConfigError(
             f"{path} is not finished (no bench.json): finish it with perikles-bench --resume")

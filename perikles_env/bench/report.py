@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import perikles_env
+from perikles_env.errors import InvalidConfigError
 from perikles_env.evaluation.eval_result import EvalResult
 
 from .plan import Table, not_played
@@ -21,6 +22,23 @@ IDENTITY = "bench_run.json"  # written before any game: what a resume must match
 def identity(protocol: Protocol, agent: str, quick: bool) -> dict[str, Any]:
     return {"protocol": protocol.version, "protocol_sha256": protocol.sha256,
             "agent": agent, "quick": quick, "package_version": perikles_env.__version__}
+
+
+def read_identity(run_dir: Path, protocol: Protocol, hint: str = "") -> dict[str, Any]:
+    """A run folder's identity, refused in one line unless it is a benchmark run of
+    ``protocol`` (``hint``: what to do instead, appended to that refusal; ``{protocol}`` in
+    it becomes the run's protocol)."""
+    path = run_dir / IDENTITY
+    if not path.is_file():
+        raise InvalidConfigError(f"{run_dir} is not a benchmark run folder (no {IDENTITY})")
+    ident = json.loads(path.read_text())
+    if (ident.get("protocol"), ident.get("protocol_sha256")) != (protocol.version,
+                                                                 protocol.sha256):
+        raise InvalidConfigError(
+            f"{run_dir} is a run of {ident.get('protocol')} "
+            f"(sha256 {str(ident.get('protocol_sha256'))[:12]}), not {protocol.version} "
+            f"(sha256 {protocol.sha256[:12]}){hint.format(protocol=ident.get('protocol'))}")
+    return ident
 
 
 def build(result: EvalResult, protocol: Protocol, tables: list[Table], agent: str,

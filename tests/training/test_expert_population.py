@@ -266,20 +266,3 @@ def test_a_resume_whose_snapshot_is_gone_is_one_line(population_run, tmp_path, c
                      "budget.iterations=2"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and "net_0001.pkn is missing" in err and "Traceback" not in err, err
-
-
-@pytest.mark.parametrize(
-    "override,named",
-    [
-        ("selfplay.priority.power=-1", "selfplay.priority.power"),
-        ("selfplay.priority.decay=0", "selfplay.priority.decay"),
-        ("selfplay.past.keep=0", "selfplay.past.keep"),
-        ("selfplay.league={pastt: 1}", "selfplay.league"),
-    ],
-)
-def test_bad_population_settings_are_one_line(tmp_path, capsys, override, named) -> None:
-    code = cli.main(["--config", "search_smoke", "--override", f"out={tmp_path}",
-                     "--override", override])
-    err = capsys.readouterr().err.strip()
-    assert code == 2 and len(err.splitlines()) == 1 and named in err, err
-    assert not (tmp_path / "search_smoke").exists()
