@@ -5,7 +5,6 @@ seats, and crafted league states refused."""
 
 from __future__ import annotations
 
-import io
 import json
 import zipfile
 from pathlib import Path
@@ -211,8 +210,23 @@ def test_a_population_run_records_its_league_and_resumes_to_the_same_run(
 @pytest.fixture(scope="module")
 def population_run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("population")
-    return loop.run(load_config("search_smoke", [f"out={out}", *QUICK, "budget.iterations=1"]),
-                    progress=False, evaluator=TOURNAMENT)
+    config = load_config("search_smoke", [f"out={out}", *QUICK, "budget.iterations=1"])
+    return loop.run(config, progress=False, evaluator=TOURNAMENT)
+
+
+def _rewritten_checkpoint(run_dir: Path, folder: Path, edit) -> Path:
+    """The run's first checkpoint with ``edit`` applied to its league state, in ``folder``."""
+    with zipfile.ZipFile(run_dir / "checkpoints" / "ckpt_0001.zip") as z:
+        state, optimizer = json.loads(z.read(checkpoint.STATE)), z.read(checkpoint.OPTIMIZER)
+    edit(state["run"])
+    path = folder / "checkpoints" / "ckpt_0001.zip"
+    path.parent.mkdir()
+    (path.parent / "net_0001.pkn").write_bytes(
+        (run_dir / "checkpoints" / "net_0001.pkn").read_bytes())
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(checkpoint.STATE, json.dumps(state))
+        z.writestr(checkpoint.OPTIMIZER, optimizer)
+    return path
 
 
 @pytest.mark.parametrize(
@@ -226,33 +240,14 @@ def population_run(tmp_path_factory) -> Path:
     ],
 )
 def test_crafted_league_states_are_refused(population_run, tmp_path, craft, message) -> None:
-    with zipfile.ZipFile(population_run / "checkpoints" / "ckpt_0001.zip") as z:
-        state, optimizer = json.loads(z.read(checkpoint.STATE)), z.read(checkpoint.OPTIMIZER)
-    state["run"]["population"].update(craft)
-    path = tmp_path / "checkpoints" / "ckpt_0001.zip"
-    path.parent.mkdir()
-    (path.parent / "net_0001.pkn").write_bytes(
-        (population_run / "checkpoints" / "net_0001.pkn").read_bytes())
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as z:
-        z.writestr(checkpoint.STATE, json.dumps(state))
-        z.writestr(checkpoint.OPTIMIZER, optimizer)
-    path.write_bytes(buffer.getvalue())
+    path = _rewritten_checkpoint(population_run, tmp_path,
+                                 lambda run: run["population"].update(craft))
     with pytest.raises(CheckpointError, match=message):
         checkpoint.read(path)
 
 
 def test_a_checkpoint_from_before_populations_still_reads(population_run, tmp_path) -> None:
-    with zipfile.ZipFile(population_run / "checkpoints" / "ckpt_0001.zip") as z:
-        state, optimizer = json.loads(z.read(checkpoint.STATE)), z.read(checkpoint.OPTIMIZER)
-    del state["run"]["population"]
-    path = tmp_path / "checkpoints" / "ckpt_0001.zip"
-    path.parent.mkdir()
-    (path.parent / "net_0001.pkn").write_bytes(
-        (population_run / "checkpoints" / "net_0001.pkn").read_bytes())
-    with zipfile.ZipFile(path, "w") as z:
-        z.writestr(checkpoint.STATE, json.dumps(state))
-        z.writestr(checkpoint.OPTIMIZER, optimizer)
+    path = _rewritten_checkpoint(population_run, tmp_path, lambda run: run.pop("population"))
     assert checkpoint.read(path).iteration == 1
 
 
