@@ -26,11 +26,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from perikles_env.errors import InvalidConfigError
 
 PROTOCOLS = Path(__file__).parent / "protocols"
-DEFAULT_VERSION = "perikles-bench/v2"
+DEFAULT_VERSION = "perikles-bench/v3"
 # version -> SHA-256 of its shipped file (a new version adds a line; none is ever changed)
 RECORDED_HASHES = {
     "perikles-bench/v1": "021a4be39db4f372f691b2e31c4a8f3f1c7ef4c3c6575fab3923cfc9c1bbb5c9",
     "perikles-bench/v2": "e0db05611b3fce9ef7fd123b42cf8a4b26b994a2df950380b335ba0e91286f3f",
+    "perikles-bench/v3": "fff5becc6bf6212e54d5974d0e21b31aee2d265ac51dac791f0a744f6ef90ca2",
 }
 # version -> member -> SHA-256 of the model file it plays (versions whose file has no sha256)
 V1_NETWORK = "c259bc215d6ff21461d893018d87bc180c89b7be3b77df9bef33f478f57456da"

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from perikles_env.bench.cli import main, rate, resume_run
+from perikles_env.bench.cli import _config, main, rate, resume_run
 from perikles_env.bench.plan import not_played, plan_tables
 from perikles_env.bench.protocol import PROTOCOLS, RECORDED_HASHES, load_protocol
 from perikles_env.errors import InvalidConfigError
 from perikles_env.evaluation.runner import TIMING_KEYS
+from perikles_env.evaluation.tournament import build_jobs
 from perikles_env.jobs.run_folder import INTERRUPTED, write_status
 
 HERE = Path(__file__).parent
@@ -30,10 +31,10 @@ def _games(run_dir: Path) -> list[dict]:
 
 
 
-def test_v2_is_the_default_shipped_pinned_and_has_the_pool():
+def test_v3_is_the_default_shipped_pinned_and_has_the_pool():
     protocol = load_protocol()
-    assert protocol.version == "perikles-bench/v2"
-    assert protocol.sha256 == RECORDED_HASHES["perikles-bench/v2"]
+    assert protocol.version == "perikles-bench/v3"
+    assert protocol.sha256 == RECORDED_HASHES["perikles-bench/v3"]
     assert len(protocol.pool) >= 10 and protocol.players == (3, 4, 5)
     names = {m.name for m in protocol.pool}
     assert {"random", "heuristic", "warlike", "politician", "spiteful", "net", "search",
@@ -44,15 +45,33 @@ def test_v2_is_the_default_shipped_pinned_and_has_the_pool():
     # the members that play a model file are pinned to this install's files
     assert set(protocol.model_hashes()) == {"net", "search", "recipe"}
     protocol.check_models((3, 4, 5))
-    v1 = load_protocol("v1")
-    assert v1.sha256 == RECORDED_HASHES["perikles-bench/v1"]
-    assert {m.name: m.players for m in v1.pool}["net"] == (4,)
+    for version in ("v1", "v2"):
+        assert load_protocol(version).sha256 == RECORDED_HASHES[f"perikles-bench/{version}"]
+    assert {m.name: m.players for m in load_protocol("v1").pool}["net"] == (4,)
+    # v2's recipe slot played the earlier make train model, which this package replaced
+    with pytest.raises(InvalidConfigError, match="member 'recipe' plays the model file"):
+        load_protocol("v2").check_models((4,), quick=True)
+
+
+def test_the_full_suite_fits_two_hours_for_an_agent_of_0_2_s_per_decision():
+    """docs/benchmark.md, "The full suite's budget": the agent's own games,
+    about 95 decisions a game, at 0.2 s each on 2 workers, leave at least a fifth of two
+    hours to the opponents; v2's 200 games per table needed 12 times the two hours."""
+    protocol, config = _config(load_protocol(), "heuristic", False, None, 2, "runs", False)
+    assert len(config.lineups) == 3 * (11 + protocol.mixed.tables)
+    games = len(build_jobs(config))
+    assert games == 510
+    assert games * 95 * 0.2 / 2 <= 0.8 * 2 * 3600
+    v2 = load_protocol("v2")  # its tables, counted as the evaluator rounds them
+    v2_games = sum(-(-v2.games.full // t.players) * t.players
+                   for t in plan_tables(v2, "heuristic", quick=False))
+    assert v2_games * 95 * 0.2 / 2 > 10 * 2 * 3600
 
 
 def test_a_member_whose_model_file_changed_is_refused(tmp_path, capsys, four_player_network):
-    """v1 was measured with the 4-player network shipped before; v2 with today's: a run
+    """v1 was measured with the 4-player network shipped before; v3 with today's: a run
     whose members would play another file is refused, in one line, before any game."""
-    for version, count in (("v1", 4), ("v2", 3)):
+    for version, count in (("v1", 4), ("v3", 3)):
         with pytest.raises(InvalidConfigError, match="member 'net' plays the model file") as e:
             load_protocol(version).check_models((count,), quick=True)
         assert "four.pkn" in str(e.value) and "\n" not in str(e.value)
@@ -84,9 +103,9 @@ def test_tables_skip_members_at_counts_they_do_not_play():
     assert not any("search" in t.lineup or "ismcts:sims=100" in t.lineup for t in quick)
     assert any(t.players == 4 and t.opponents == ("net",) * 3 for t in quick)
     assert not any("net" in t.opponents for t in quick if t.players != 4)
-    v2 = plan_tables(load_protocol(), "heuristic", quick=True)
+    v3 = plan_tables(load_protocol(), "heuristic", quick=True)
     for n in (3, 4, 5):
-        assert {t.opponents[0] for t in v2 if t.players == n and t.kind == "vs"} == {
+        assert {t.opponents[0] for t in v3 if t.players == n and t.kind == "vs"} == {
             "random", "heuristic", "warlike", "politician", "spiteful", "ismcts-10", "net",
             "recipe"}
 
