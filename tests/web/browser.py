@@ -63,8 +63,10 @@ class LiveServer:
         self.thread.join(timeout=10)
 
 
-def waiting_for_human(table: Table, timeout: float = 60.0) -> None:
-    """Until the game waits for a human seat (or is over)."""
+def waiting_for_human(table: Table, timeout: float = 180.0) -> None:
+    """Until the game waits for a human seat (or is over). The limits here are generous:
+    with 60 s and 20 s, the 5-player game with a `search` seat failed once on a 2-core
+    machine busy with the whole test run."""
     end = time.monotonic() + timeout
     while not (table.game.is_terminal or table.agent_to_act() is None):
         assert time.monotonic() < end, "the agents did not move"
@@ -74,10 +76,10 @@ def waiting_for_human(table: Table, timeout: float = 60.0) -> None:
 def shows_step(page: Any, step: int) -> None:
     """Until the page shows the state after ``step`` decisions (the page's CSP forbids the
     script evaluation of ``wait_for_function``; a selector needs none)."""
-    page.wait_for_selector(f'body[data-step="{step}"]', state="attached", timeout=20_000)
+    page.wait_for_selector(f'body[data-step="{step}"]', state="attached", timeout=60_000)
 
 
-def moved_on(table: Table, step: int, timeout: float = 20.0) -> None:
+def moved_on(table: Table, step: int, timeout: float = 60.0) -> None:
     """Until the game has gone past ``step`` decisions."""
     end = time.monotonic() + timeout
     while table.step <= step:
