@@ -19,9 +19,12 @@ contradicts a head-to-head score whose interval excludes 1/2 is listed as incons
 
 from __future__ import annotations
 
+import gzip
 import json
+import shutil
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,14 +32,15 @@ import numpy as np
 
 import perikles_env
 from perikles_env.errors import InvalidConfigError
-from perikles_env.evaluation.eval_report import read_games
+from perikles_env.evaluation.eval_report import game_line, read_games
 from perikles_env.evaluation.runner import GameRecord
 from perikles_env.evaluation.stats import wilson_interval
 
 from .protocol import Protocol
-from .report import read_identity
+from .report import IDENTITY, read_identity
 
 GAMES = "games.jsonl"  # a finished evaluation run's game records
+ARCHIVED = "games.jsonl.gz"  # an archived run's: the same records without their actions
 PRIOR = 0.5  # pseudo-games per pair that met, split evenly
 RESAMPLES = 200
 MARK = "<!-- leaderboard"  # the first line of the block docs/benchmark.md holds
@@ -53,7 +57,8 @@ class Run:
 def read_run(path: Path, protocol: Protocol) -> Run:
     """A finished run of ``protocol`` whose agent is a pool member, or a one-line error."""
     ident = read_identity(path, protocol)
-    if not (path / "bench.json").is_file() or not (path / GAMES).is_file():
+    games = next((name for name in (GAMES, ARCHIVED) if (path / name).is_file()), None)
+    if not (path / "bench.json").is_file() or games is None:
         raise InvalidConfigError(
             f"{path} is not finished (no bench.json): finish it with perikles-bench --resume")
     by_spec = {m.spec: m.name for m in protocol.pool if m.spec is not None}
@@ -66,7 +71,29 @@ def read_run(path: Path, protocol: Protocol) -> Run:
         raise InvalidConfigError(
             f"{path} played {ident.get('players')} players only, the leaderboard needs "
             f"{list(protocol.players)}")
-    return Run(path, member, bool(ident["quick"]), read_games(path, GAMES))
+    return Run(path, member, bool(ident["quick"]), read_games(path, games))
+
+
+def archive(run_dir: Path, parent: Path, protocol: Protocol) -> Path:
+    """Keep a finished member run as the leaderboard's evidence: ``parent/<member>/`` gets
+    its identity, its report and its game records without their actions, gzipped (about
+    a tenth of the size; the seeds and seats replay any game, the engine being
+    deterministic). ``--leaderboard`` reads the folder like the run itself. Refused,
+    changing nothing, when that folder exists."""
+    run = read_run(run_dir, protocol)
+    dest = parent / run.member
+    if dest.exists():
+        raise InvalidConfigError(f"{dest} exists: archive {run.member} into another folder")
+    rows = "".join(game_line(replace(game, actions=[])) for game in run.games)
+    packed = gzip.compress(rows.encode(), mtime=0)
+    staging = parent / f".{run.member}.partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for name in (IDENTITY, "bench.json"):
+        shutil.copyfile(run_dir / name, staging / name)
+    (staging / ARCHIVED).write_bytes(packed)
+    staging.rename(dest)  # the folder appears whole or not at all
+    return dest
 
 
 def _tallies(runs: Sequence[Run], protocol: Protocol, names: list[str]) -> list[np.ndarray]:

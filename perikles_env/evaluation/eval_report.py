@@ -10,6 +10,7 @@ start, so a resume plays exactly the games the first command asked for."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from pathlib import Path
@@ -199,6 +200,8 @@ def read_config(run_dir: Path) -> EvalConfig:
 
 def _complete_lines(path: Path) -> bytes:
     data = path.read_bytes() if path.exists() else b""
+    if path.suffix == ".gz" and data:  # an archived run's records (perikles_env.bench)
+        data = gzip.decompress(data)
     return data[: data.rfind(b"\n") + 1]
 
 

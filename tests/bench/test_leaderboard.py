@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ from perikles_env.errors import InvalidConfigError
 HERE = Path(__file__).parent
 TINY = str(HERE / "tiny_protocol.yaml")
 DOCS = HERE.parents[1] / "docs"
+ARCHIVE = HERE.parents[1] / "benchmarks" / "leaderboard"
 
 
 def test_the_fit_recovers_known_strengths() -> None:
@@ -107,6 +109,36 @@ def test_a_leaderboard_of_two_members_matches_its_games(tiny_runs, tmp_path, cap
     assert (again / "leaderboard.json").read_text() == (folder / "leaderboard.json").read_text()
 
 
+def test_an_archived_run_gives_the_same_board_and_is_never_overwritten(
+        tiny_runs, tmp_path) -> None:
+    """The published board's evidence: runs kept without their actions, gzipped, read by
+    ``--leaderboard`` like the runs themselves."""
+    first, second, _ = tiny_runs
+    protocol = load_protocol(TINY)
+    kept = [leaderboard.archive(run, tmp_path / "archive", protocol) for run in (first, second)]
+    assert [p.name for p in kept] == ["random", "heuristic"]
+    for run, copy in zip((first, second), kept, strict=True):
+        assert sorted(p.name for p in copy.iterdir()) == [
+            "bench.json", "bench_run.json", "games.jsonl.gz"]
+        assert (copy / "games.jsonl.gz").stat().st_size < (run / "games.jsonl").stat().st_size / 4
+        original = leaderboard.read_run(run, protocol).games
+        archived = leaderboard.read_run(copy, protocol).games
+        assert archived == [replace(g, actions=[]) for g in original]
+        assert all(g.actions for g in original) and len(original) > 0
+    built = leaderboard.build([leaderboard.read_run(p, protocol) for p in (first, second)],
+                              protocol)
+    rebuilt = leaderboard.build([leaderboard.read_run(p, protocol) for p in kept], protocol)
+    for data in (built, rebuilt):
+        for m in data["members"]:
+            m.pop("run")
+    assert rebuilt == built
+    before = (kept[0] / "games.jsonl.gz").read_bytes()
+    with pytest.raises(InvalidConfigError, match="random exists: archive random into another"):
+        leaderboard.archive(first, tmp_path / "archive", protocol)
+    assert (kept[0] / "games.jsonl.gz").read_bytes() == before
+    assert sorted(p.name for p in (tmp_path / "archive").iterdir()) == ["heuristic", "random"]
+
+
 def test_inconsistent_pairs_are_listed() -> None:
     members = [{"name": "a"}, {"name": "b"}, {"name": "c"}]
     head = {"a": {"b": {"score": 0.3, "ci": [0.2, 0.45]}, "c": {"score": 0.45, "ci": [0.3, 0.6]}},
@@ -180,6 +212,36 @@ def test_the_published_board_belongs_to_the_current_protocol() -> None:
     ranks = [m["rating"] for m in data["members"]]
     assert ranks == sorted(ranks, reverse=True)
     assert set(json.loads(json.dumps(data["not_rated"]))) <= {m.name for m in protocol.pool}
+
+
+def test_the_archived_member_runs_are_whole_full_suite_runs_of_the_protocol() -> None:
+    """benchmarks/leaderboard/<version>/: the evidence of the full-suite board, built over
+    several sittings. Each folder is a finished full-suite run of the member it is named
+    after, holding exactly the games of that member's job list, each with its seats in
+    the evaluator's order; a full-suite board, once published, is refitted from them."""
+    from perikles_env.bench.cli import _config
+    from perikles_env.bench.protocol import board_file
+    from perikles_env.evaluation.tournament import build_jobs
+
+    protocol = load_protocol()
+    folder = ARCHIVE / protocol.version.rsplit("/", 1)[-1]
+    runs = [leaderboard.read_run(path, protocol) for path in sorted(folder.iterdir())]
+    assert runs, f"{folder} holds no run"
+    spec = {m.name: m.spec for m in protocol.pool}
+    for run in runs:
+        assert run.path.name == run.member and not run.quick
+        _, config = _config(protocol, spec[run.member], False, None, 2, "runs", False)
+        jobs = {(j.matchup, j.seed_index, j.rotation): (j.seed, j.lineup)
+                for j in build_jobs(config)}
+        games = {(g.matchup, g.seed_index, g.rotation): (g.seed, g.seats) for g in run.games}
+        assert len(games) == len(run.games) == len(jobs)
+        for key, (seed, lineup) in jobs.items():
+            n = len(lineup)
+            assert games[key] == (seed, [lineup[(s - key[2]) % n] for s in range(n)]), key
+    board = json.loads(board_file(protocol).read_text())
+    if board["suite"] == "full":
+        assert {run.member for run in runs} == set(spec)
+        assert leaderboard.build(runs, protocol) == board
 
 
 def test_an_anchored_strength_recovers_the_truth() -> None:

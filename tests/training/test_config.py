@@ -186,7 +186,8 @@ def test_override_values_are_yaml_scalars():
             {"ppo": {"init_net": NET, "action_head": "scoring"}, "env": {"features": ["actions"]},
              "pretrain": {"decisions": 10}},
             [],
-            "ppo.init_net: starts from a trained policy: set pretrain.decisions: 0",
+            "ppo.init_net: starts from a trained policy: set pretrain.decisions: 0, or "
+            "pretrain.policy_weight: 0",
         ),
         (
             {"ppo": {"init_net": NET, "action_head": "scoring"}, "env": {"features": ["actions"]}},

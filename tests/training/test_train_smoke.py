@@ -230,3 +230,42 @@ def test_a_run_started_from_a_search_network_trains_its_policy(tmp_path):
     for name, tensor in net.state_dict().items():
         if not name.startswith("value_head."):
             torch.testing.assert_close(tuned[name], tensor, atol=1e-6, rtol=0)
+
+
+def test_a_run_from_a_search_network_can_fit_its_critic_first(tmp_path):
+    """``ppo.init_net`` with ``pretrain.policy_weight: 0``: the teacher's games fit the
+    critic alone; the policy stays the network's, weight for weight, and the report says
+    what was fitted."""
+    import torch
+
+    from perikles_env.agents.search.net_file import save_net
+    from perikles_env.agents.search.network import NetSettings, SearchNet
+    from perikles_env.training.search_warmstart import net_from_ppo
+
+    torch.manual_seed(0)
+    net = SearchNet(NetSettings(policy_arch=(32, 32), value_arch=(32, 32), activation="tanh"))
+    path = save_net(tmp_path / "net.pkn", net)
+    overrides = [
+        f"out={tmp_path}", "env.num_players=4", "env.features=[battle, actions]",
+        "ppo.action_head=scoring", f"ppo.init_net={path}", "pretrain.decisions=300",
+        "pretrain.policy_weight=0", "pretrain.teacher=heuristic", "pretrain.epochs=3",
+        "pretrain.opponents={random: 1.0}", "pretrain.workers=1",
+        "ppo.learning_rate=1e-12", "ppo.lr_schedule=constant", "train.total_timesteps=256",
+        "eval.every=0", "eval.final_games=0", "opponents.weights={random: 1.0}",
+        "train.checkpoint_every=0", "train.tensorboard=false",
+    ]
+    assert main(["--config", str(SMOKE), *[a for o in overrides for a in ("--override", o)]]) == 0
+    run = tmp_path / "smoke"
+    pre = json.loads((run / "summary.json").read_text())["pretrain"]
+    assert pre["init_net"] == {"net": str(path)} and pre["policy_weight"] == 0
+    assert pre["decisions"] >= 300 and len(pre["epochs"]) == 3
+    assert pre["epochs"][-1]["value_loss"] < pre["epochs"][0]["value_loss"]
+    report = (run / "report.md").read_text()
+    assert f"started from the policy of the search network `{path}`" in report
+    assert f"* its critic fitted on {pre['decisions']:,} `heuristic` decisions" in report
+    tuned = net_from_ppo(run / "model.zip").state_dict()
+    for name, tensor in net.state_dict().items():
+        if name.startswith(("policy_trunk.", "action_")):
+            torch.testing.assert_close(tuned[name], tensor, atol=1e-6, rtol=0)
+    value = [n for n in net.state_dict() if n.startswith("value_trunk.")]
+    assert value and any(not torch.equal(tuned[n], net.state_dict()[n]) for n in value)

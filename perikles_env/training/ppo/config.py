@@ -266,6 +266,9 @@ class PretrainSection(Schema):
     batch_size: Positive = 256
     learning_rate: PositiveFloat = 1e-3
     value_weight: Annotated[float, Field(ge=0)] = 0.5
+    # 0: the teacher's games fit the critic only (with ppo.init_net: the policy is the
+    # network's already, the critic would otherwise start from nothing)
+    policy_weight: Annotated[float, Field(ge=0)] = 1.0
     workers: Positive = 2
     agreement_games: Count = 0  # held-out heuristic games scoring the imitation (agreement.py)
 
@@ -331,9 +334,11 @@ class TrainConfig(Config):
                 )
             if self.ppo.action_head != "scoring":
                 raise FieldError("ppo.init_net", "needs ppo.action_head: scoring (the network's)")
-            if self.pretrain.decisions > 0:
+            if self.pretrain.decisions > 0 and self.pretrain.policy_weight > 0:
                 raise FieldError(
-                    "ppo.init_net", "starts from a trained policy: set pretrain.decisions: 0"
+                    "ppo.init_net",
+                    "starts from a trained policy: set pretrain.decisions: 0, or "
+                    "pretrain.policy_weight: 0 to fit only the critic on the teacher's games",
                 )
             self._check_init_net()
         return self

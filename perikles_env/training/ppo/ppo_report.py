@@ -54,7 +54,14 @@ def _pretrain_lines(pre: dict[str, Any]) -> list[str]:
     if not pre:
         return []
     if "init_net" in pre:
-        return [f"* started from the policy of the search network `{pre['init_net']['net']}`", ""]
+        lines = [f"* started from the policy of the search network `{pre['init_net']['net']}`"]
+        if "epochs" in pre:
+            lines.append(
+                f"* its critic fitted on {pre['decisions']:,} `{pre['teacher']}` decisions "
+                f"from {pre['games']} games in {pre['seconds']:.0f} s (value loss "
+                f"{pre['epochs'][0]['value_loss']:.3f} in the first epoch, "
+                f"{pre['epochs'][-1]['value_loss']:.3f} in the last)")
+        return [*lines, ""]
     last = pre["epochs"][-1]
     lines = [
         f"* pretraining: cloned {pre['decisions']:,} `{pre['teacher']}` decisions from "

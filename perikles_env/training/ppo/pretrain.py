@@ -344,8 +344,11 @@ def clone_policy(
     value_weight: float,
     seed: int,
     progress: bool = False,
+    policy_weight: float = 1.0,
 ) -> list[dict[str, float]]:
-    """Behaviour cloning of ``demos`` into an SB3 MaskableActorCriticPolicy (in place)."""
+    """Behaviour cloning of ``demos`` into an SB3 MaskableActorCriticPolicy (in place);
+    ``policy_weight`` 0 fits the critic alone (the policy's weights get zero gradients,
+    so Adam leaves them exactly as they were)."""
     import torch
 
     budget = Budget(steps=epochs * len(demos), unit="samples")
@@ -371,7 +374,7 @@ def clone_policy(
                 log_probs.masked_fill(~best, float("-inf")), dim=1
             ).mean()
             value_loss = torch.nn.functional.mse_loss(values, returns)
-            loss = policy_loss + value_weight * value_loss
+            loss = policy_weight * policy_loss + value_weight * value_loss
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
@@ -439,6 +442,7 @@ def pretrain(model: Any, config: Any, progress: bool = True) -> dict[str, Any]:
         value_weight=section.value_weight,
         seed=config.seed,
         progress=progress,
+        policy_weight=section.policy_weight,
     )
     seconds = time.perf_counter() - start
     if progress:
@@ -449,6 +453,7 @@ def pretrain(model: Any, config: Any, progress: bool = True) -> dict[str, Any]:
         )
     return {
         "teacher": section.teacher,
+        "policy_weight": section.policy_weight,
         "decisions": len(demos),
         "games": demos.games,
         "teacher_win_rate": round(demos.wins / max(demos.seats, 1), 4),

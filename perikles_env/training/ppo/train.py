@@ -283,13 +283,16 @@ def start_run(
     run.model = make_model(config, run.env, tb_dir)
     if checkpoint is not None:
         restore(run.model, checkpoint)
-    elif config.ppo.init_net is not None:
-        from perikles_env.training.search_warmstart import ppo_from_net
+    else:
+        start = None
+        if config.ppo.init_net is not None:
+            from perikles_env.training.search_warmstart import ppo_from_net
 
-        run.state.pretrain = {"init_net": ppo_from_net(run.model, config.ppo.init_net_path(),
-                                                       config.env.features)}
-    elif config.pretrain.decisions > 0:
-        pretrain_model(run)
+            start = ppo_from_net(run.model, config.ppo.init_net_path(), config.env.features)
+        if config.pretrain.decisions > 0:  # imitation, or the critic alone after init_net
+            pretrain_model(run)
+        if start is not None:
+            run.state.pretrain = {**run.state.pretrain, "init_net": start}
     run.clock = Clock(state)  # training time starts here (pretraining is reported apart)
     if state.pretrain and checkpoint is None:  # imitation or init_net
         run.checkpoint()  # so that a resumed run never pretrains again
