@@ -15,6 +15,10 @@ Beside the ratings: each member's win share as the rated agent at every count (x
 share, Wilson interval), and the head-to-head matrix: the pairwise score of a row member
 against a column member, with its bootstrap interval. A pair whose rating order
 contradicts a head-to-head score whose interval excludes 1/2 is listed as inconsistent.
+
+``archive`` keeps a member's finished run as the published board's evidence (the records
+without their actions, gzipped; ``scripts/archive_bench_runs.py``): a full-suite board
+takes hours of runs, made over several sittings, and is refitted from the archive alone.
 """
 
 from __future__ import annotations

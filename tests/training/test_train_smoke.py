@@ -202,8 +202,9 @@ def test_interrupt_saves_a_checkpoint_and_resume_reaches_the_target(tmp_path, ho
     assert "INTERRUPTED" not in (run_dir / "report.md").read_text()
 
 
-def test_a_run_started_from_a_search_network_trains_its_policy(tmp_path):
-    """``ppo.init_net``: at a learning rate of ~0 the trained model is the network's policy."""
+def _train_from_a_search_network(tmp_path, *overrides):
+    """A tiny run from a new search network at a learning rate of ~0: (the network, its
+    file, the run folder, the trained model as a search network's weights)."""
     import torch
 
     from perikles_env.agents.search.net_file import save_net
@@ -213,20 +214,27 @@ def test_a_run_started_from_a_search_network_trains_its_policy(tmp_path):
     torch.manual_seed(0)
     net = SearchNet(NetSettings(policy_arch=(32, 32), value_arch=(32, 32), activation="tanh"))
     path = save_net(tmp_path / "net.pkn", net)
-    overrides = [
+    every = [
         f"out={tmp_path}", "env.num_players=4", "env.features=[battle, actions]",
-        "ppo.action_head=scoring", f"ppo.init_net={path}", "pretrain.decisions=0",
+        "ppo.action_head=scoring", f"ppo.init_net={path}", *overrides,
         "ppo.learning_rate=1e-12", "ppo.lr_schedule=constant", "train.total_timesteps=256",
         "eval.every=0", "eval.final_games=0", "opponents.weights={random: 1.0}",
         "train.checkpoint_every=0", "train.tensorboard=false",
     ]
-    assert main(["--config", str(SMOKE), *[a for o in overrides for a in ("--override", o)]]) == 0
+    assert main(["--config", str(SMOKE), *[a for o in every for a in ("--override", o)]]) == 0
     run = tmp_path / "smoke"
+    return net, path, run, net_from_ppo(run / "model.zip").state_dict()
+
+
+def test_a_run_started_from_a_search_network_trains_its_policy(tmp_path):
+    """``ppo.init_net``: at a learning rate of ~0 the trained model is the network's policy."""
+    import torch
+
+    net, path, run, tuned = _train_from_a_search_network(tmp_path, "pretrain.decisions=0")
     summary = json.loads((run / "summary.json").read_text())
     assert summary["pretrain"] == {"init_net": {"net": str(path)}}
     report = (run / "report.md").read_text()
     assert f"started from the policy of the search network `{path}`" in report
-    tuned = net_from_ppo(run / "model.zip").state_dict()
     for name, tensor in net.state_dict().items():
         if not name.startswith("value_head."):
             torch.testing.assert_close(tuned[name], tensor, atol=1e-6, rtol=0)
@@ -238,24 +246,10 @@ def test_a_run_from_a_search_network_can_fit_its_critic_first(tmp_path):
     what was fitted."""
     import torch
 
-    from perikles_env.agents.search.net_file import save_net
-    from perikles_env.agents.search.network import NetSettings, SearchNet
-    from perikles_env.training.search_warmstart import net_from_ppo
-
-    torch.manual_seed(0)
-    net = SearchNet(NetSettings(policy_arch=(32, 32), value_arch=(32, 32), activation="tanh"))
-    path = save_net(tmp_path / "net.pkn", net)
-    overrides = [
-        f"out={tmp_path}", "env.num_players=4", "env.features=[battle, actions]",
-        "ppo.action_head=scoring", f"ppo.init_net={path}", "pretrain.decisions=300",
-        "pretrain.policy_weight=0", "pretrain.teacher=heuristic", "pretrain.epochs=3",
-        "pretrain.opponents={random: 1.0}", "pretrain.workers=1",
-        "ppo.learning_rate=1e-12", "ppo.lr_schedule=constant", "train.total_timesteps=256",
-        "eval.every=0", "eval.final_games=0", "opponents.weights={random: 1.0}",
-        "train.checkpoint_every=0", "train.tensorboard=false",
-    ]
-    assert main(["--config", str(SMOKE), *[a for o in overrides for a in ("--override", o)]]) == 0
-    run = tmp_path / "smoke"
+    net, path, run, tuned = _train_from_a_search_network(
+        tmp_path, "pretrain.decisions=300", "pretrain.policy_weight=0",
+        "pretrain.teacher=heuristic", "pretrain.epochs=3", "pretrain.opponents={random: 1.0}",
+        "pretrain.workers=1")
     pre = json.loads((run / "summary.json").read_text())["pretrain"]
     assert pre["init_net"] == {"net": str(path)} and pre["policy_weight"] == 0
     assert pre["decisions"] >= 300 and len(pre["epochs"]) == 3
@@ -263,9 +257,8 @@ def test_a_run_from_a_search_network_can_fit_its_critic_first(tmp_path):
     report = (run / "report.md").read_text()
     assert f"started from the policy of the search network `{path}`" in report
     assert f"* its critic fitted on {pre['decisions']:,} `heuristic` decisions" in report
-    tuned = net_from_ppo(run / "model.zip").state_dict()
     for name, tensor in net.state_dict().items():
-        if name.startswith(("policy_trunk.", "action_")):
+        if not name.startswith("value_"):  # the policy: trunk and action heads
             torch.testing.assert_close(tuned[name], tensor, atol=1e-6, rtol=0)
     value = [n for n in net.state_dict() if n.startswith("value_trunk.")]
     assert value and any(not torch.equal(tuned[n], net.state_dict()[n]) for n in value)
