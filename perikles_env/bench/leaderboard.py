@@ -81,7 +81,7 @@ def read_run(path: Path, protocol: Protocol) -> Run:
 def archive(run_dir: Path, parent: Path, protocol: Protocol) -> Path:
     """Keep a finished member run as the leaderboard's evidence: ``parent/<member>/`` gets
     its identity, its report and its game records without their actions, gzipped (about
-    a tenth of the size; the seeds and seats replay any game, the engine being
+    a fiftieth of the size; the seeds and seats replay any game, the engine being
     deterministic). ``--leaderboard`` reads the folder like the run itself. Refused,
     changing nothing, when that folder exists."""
     run = read_run(run_dir, protocol)
