@@ -151,7 +151,7 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         protocol = load_protocol(args.protocol)
         if args.leaderboard:
-            return _leaderboard(args.leaderboard, protocol, args.out)
+            return _leaderboard(args.leaderboard, protocol, args.out, not args.no_plots)
         if args.exploit or (args.resume and exploit.identity(Path(args.resume))):
             return _exploit(args, protocol, parser, argv)
         if args.resume:
@@ -167,14 +167,15 @@ def _main(argv: Sequence[str] | None) -> int:
     return 0
 
 
-def _leaderboard(run_dirs: Sequence[str], protocol: Protocol, out: str) -> int:
+def _leaderboard(run_dirs: Sequence[str], protocol: Protocol, out: str,
+                 plots: bool) -> int:
     """``--leaderboard``: every run checked before the folder is made."""
     runs = [leaderboard.read_run(Path(p), protocol) for p in run_dirs]
     data = leaderboard.build(runs, protocol)
     name = "leaderboard-" + protocol.version.replace("/", "-") + (
         "-quick" if data["suite"] == "quick" else "")
     folder = new_run_dir(out, name)
-    leaderboard.write(data, folder)
+    leaderboard.write(data, folder, plots)
     best = data["members"][0]
     print(f"{len(data['members'])} members of {protocol.version} rated ({data['suite']} "
           f"suite), first {best['name']} {best['rating']:+.2f}; {folder}/leaderboard.md")

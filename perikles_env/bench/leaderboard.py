@@ -283,10 +283,11 @@ def markdown(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(data: dict[str, Any], out: Path) -> None:
+def write(data: dict[str, Any], out: Path, plots: bool = True) -> None:
     (out / "leaderboard.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     (out / "leaderboard.md").write_text(markdown(data))
-    _plot(data, out / "leaderboard.png")
+    if plots:
+        _plot(data, out / "leaderboard.png")
 
 
 def _plot(data: dict[str, Any], path: Path) -> None:

@@ -102,11 +102,13 @@ def test_a_leaderboard_of_two_members_matches_its_games(tiny_runs, tmp_path, cap
     assert page.startswith("<!-- leaderboard perikles-bench/test sha256=")
     assert "| 1 | heuristic | `heuristic` |" in page and page.endswith("<!-- /leaderboard -->\n")
     assert (folder / "leaderboard.png").stat().st_size > 1000
-    # the same runs again: the same board, in a new folder
+    # the same runs again: the same board, in a new folder (without the picture if asked)
     assert main(["--protocol", TINY, "--leaderboard", str(first), str(second),
-                 "--out", str(tmp_path)]) == 0
+                 "--out", str(tmp_path), "--no-plots"]) == 0
     again = tmp_path / "leaderboard-perikles-bench-test-2"
     assert (again / "leaderboard.json").read_text() == (folder / "leaderboard.json").read_text()
+    assert (again / "leaderboard.md").read_text() == page
+    assert not (again / "leaderboard.png").exists()
 
 
 def test_an_archived_run_gives_the_same_board_and_is_never_overwritten(
