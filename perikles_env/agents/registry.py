@@ -75,12 +75,14 @@ def _net(path: str = "", **kw: Any) -> Agent:
 
 
 # The search agent's play defaults where they differ from SearchParams' (which expert
-# iteration's targets use): a PUCT root with visit counts, the other seats modelled by the
-# default heuristic and half of each leaf's value from a heuristic playout, 150 simulations
-# (about 0.2 s of CPU per decision): docs/results.md, "Search with an opponent model"; the
-# shipped network's policy, sharpened by PPO, at temperature 3 ("Fine-tuning the policy").
+# iteration's targets use): a PUCT root with visit counts, every seat's decisions in the tree
+# on the network's priors (``opponents`` keeps SearchParams' ``tree``: no model of a
+# particular opponent), half of each leaf's value from a heuristic playout, 150 simulations
+# (about 0.4 s of CPU per decision): docs/results.md, "A search that models no particular
+# opponent"; the shipped network's policy, sharpened by PPO, at temperature 3 ("Fine-tuning
+# the policy"). ``opponents=heuristic`` models the other seats as the default heuristic.
 SEARCH_PLAY_DEFAULTS: dict[str, Any] = {
-    "gumbel_m": 0, "sims": 150, "opponents": "heuristic", "rollout_mix": 0.5, "prior_temp": 3.0,
+    "gumbel_m": 0, "sims": 150, "rollout_mix": 0.5, "prior_temp": 3.0,
 }
 
 

@@ -60,7 +60,7 @@ def test_net_path_plays_the_file_s_network(net_path) -> None:
 def test_search_spec_builds_the_search_over_the_file(net_path) -> None:
     agent = make_agent(f"search:model={net_path},sims=8,c_puct=2")
     assert isinstance(agent, SearchAgent)
-    play = {"gumbel_m": 0, "opponents": "heuristic", "rollout_mix": 0.5, "prior_temp": 3.0}
+    play = {"gumbel_m": 0, "opponents": "tree", "rollout_mix": 0.5, "prior_temp": 3.0}
     assert agent.params == SearchParams(sims=8, c_puct=2.0, **play)
     game = game_at(3, 40)
     results = agent.search_batch([game], [game.current], np.random.default_rng(0))
@@ -74,8 +74,10 @@ def test_shipped_network_specs(net_path, monkeypatch) -> None:
     monkeypatch.setattr(net_agent_module, "SHIPPED_NET", net_path)
     assert make_agent("net").describe() == "net"
     agent = make_agent("search")
-    play = SearchParams(sims=150, gumbel_m=0, opponents="heuristic", rollout_mix=0.5, prior_temp=3)
+    # the default models no particular opponent: every seat's decisions are tree nodes
+    play = SearchParams(sims=150, gumbel_m=0, opponents="tree", rollout_mix=0.5, prior_temp=3)
     assert isinstance(agent, SearchAgent) and agent.params == play
+    assert make_agent("search:opponents=heuristic").params.opponents == "heuristic"
     assert make_agent("search:gumbel_m=16").params.gumbel_m == 16
 
 
