@@ -8,6 +8,7 @@ import json
 import math
 import pickle
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -555,3 +556,23 @@ def _agent_names() -> list[str]:
     from perikles_env.agents.registry import agent_names
 
     return agent_names()
+
+
+def test_the_expert_iteration_network_is_shipped_by_name() -> None:
+    """``net:expert-iteration`` (and ``ppo.init_net: expert-iteration``): the 4-player
+    network before any PPO, where ``make train`` starts; a name, not a path to know."""
+    from perikles_env.agents import make_agent
+    from perikles_env.agents.search.net_agent import EXPERT_ITERATION_NET, net_path
+    from perikles_env.training.ppo.config import PPOSection
+
+    agent = make_agent("net:expert-iteration")
+    assert agent.describe() == "net:expert-iteration" and agent.supported_players == (4,)
+    assert net_path("expert-iteration") == EXPERT_ITERATION_NET
+    assert net_path(None) == net_path("") == SHIPPED_NET
+    assert net_path("some/file.pkn") == Path("some/file.pkn")
+    section = PPOSection(init_net="expert-iteration", action_head="scoring")
+    assert section.init_net_path() == str(EXPERT_ITERATION_NET)
+    assert PPOSection(init_net="net").init_net_path() == str(SHIPPED_NET)
+    # a different network from the shipped one
+    shipped = NetAgent()
+    assert shipped.supported_players == (3, 4, 5)

@@ -261,12 +261,17 @@ def test_bad_evaluation_configs_raise_clear_errors(tmp_path, text, message):
         load_eval_config(path)
 
 
-def test_init_net_fits_the_default_recipe_without_its_shared_trunk():
-    start = [f"ppo.init_net={NET}", "pretrain.decisions=0"]
-    with pytest.raises(InvalidConfigError, match="no shared trunk"):
-        load_config(CONFIGS / "default.yaml", start)
-    separate = ["ppo.trunk=[]", "ppo.net_arch=[128, 128]"]
-    config = load_config(CONFIGS / "default.yaml", [*start, *separate])
+def test_init_net_needs_the_networks_separate_trunks():
+    """``make train`` starts from the expert-iteration network; another network fits its
+    settings too, but not with a shared trunk (which no search network has)."""
+    config = load_config(CONFIGS / "default.yaml")
+    assert config.ppo.init_net == "expert-iteration" and config.pretrain.decisions == 0
+    assert Path(config.ppo.init_net_path()).name == "expert_iteration_net.pkn"
+    assert config.eval.baseline == "net:expert-iteration"
+    start = [f"ppo.init_net={NET}"]
+    config = load_config(CONFIGS / "default.yaml", start)
     assert config.ppo.init_net_path() == NET and config.ppo.net_arch == [128, 128]
+    with pytest.raises(InvalidConfigError, match="no shared trunk"):
+        load_config(CONFIGS / "default.yaml", [*start, "ppo.trunk=[128]", "ppo.net_arch=[128]"])
     shipped = load_config(CONFIGS / "net_tune.yaml").ppo  # `net`: the shipped network
     assert shipped.init_net == "net" and Path(shipped.init_net_path()) == Path(NET)

@@ -66,8 +66,8 @@ def test_cloning_lowers_the_imitation_loss():
 
 
 def test_the_shipped_network_as_teacher_records_its_own_moves():
-    """``make train``'s teacher (configs/default.yaml): the shipped search network. Every
-    seat it plays is recorded, and each recorded action is its highest legal logit on the
+    """The shipped search network as an imitation teacher (``pretrain.teacher: net``).
+    Every seat it plays is recorded, and each recorded action is its highest legal logit on the
     recorded observation, alone in its best set (no ties to learn)."""
     from perikles_env.agents import make_agent
 

@@ -262,3 +262,26 @@ def test_a_run_from_a_search_network_can_fit_its_critic_first(tmp_path):
             torch.testing.assert_close(tuned[name], tensor, atol=1e-6, rtol=0)
     value = [n for n in net.state_dict() if n.startswith("value_trunk.")]
     assert value and any(not torch.equal(tuned[n], net.state_dict()[n]) for n in value)
+
+
+def test_a_baseline_plays_the_final_evaluation_on_the_same_games(tmp_path):
+    """``eval.baseline``: the agent plays every final line in the model's place, on the
+    same seeds; its row sits beside the model's in the summary, the report and the output."""
+    assert main(["--config", str(SMOKE), "--override", f"out={tmp_path}",
+                 "--override", "train.total_timesteps=256", "--override", "eval.every=0",
+                 "--override", "eval.baseline=heuristic"]) == 0
+    run = tmp_path / "smoke"
+    (final,) = json.loads((run / "summary.json").read_text())["final_eval"]
+    base = final["baseline"]
+    assert base["agent"] == "heuristic" and base["games"] == final["games"] == 4
+    assert base["illegal_actions"] == 0 and 0.0 <= base["win_rate"] <= 1.0
+    played = json.loads(Path(base["report"]).with_name("results.json").read_text())
+    assert played["config"]["lineups"] == [["heuristic", "random", "random", "random"]]
+    # the same seeds as the model's line
+    def deals(row):
+        lines = Path(row["report"]).with_name("games.jsonl").read_text().splitlines()
+        return sorted((json.loads(g)["seed"], json.loads(g)["rotation"]) for g in lines)
+
+    assert len(deals(final)) == 4 and deals(base) == deals(final)
+    report = (run / "report.md").read_text()
+    assert "`heuristic` on the same games: win rate %" in report

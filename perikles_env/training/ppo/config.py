@@ -197,18 +197,18 @@ class PPOSection(Schema):
     trunk: list[Positive] = Field(default_factory=list)
     activation: Literal["tanh", "relu"] = "tanh"
     action_head: Literal[tuple(ACTION_HEADS)] = "flat"  # type: ignore[valid-type]
-    init_net: str | None = None  # a search network (.pkn; net: the shipped one) to start from
+    # a search network to start from: a .pkn file, net (the shipped one) or expert-iteration
+    init_net: str | None = None
     # sb3: sb3-contrib's MaskablePPO as it is; lean: the same algorithm with a sparse rollout
     # (training/ppo/lean_ppo.py; needs action_head: scoring). Both write the same model files.
     learner: Literal["sb3", "lean"] = "sb3"
 
     def init_net_path(self) -> str:
-        """``init_net`` as a path: ``net`` is the shipped network (the ``net`` agent's)."""
-        if self.init_net == "net":
-            from perikles_env.agents.search.net_agent import SHIPPED_NET
+        """``init_net`` as a path: ``net`` is the shipped network (the ``net`` agent's), a
+        name of ``NAMED_NETS`` (``expert-iteration``) another network the package ships."""
+        from perikles_env.agents.search.net_agent import net_path
 
-            return str(SHIPPED_NET)
-        return str(self.init_net)
+        return str(net_path(None if self.init_net == "net" else self.init_net))
 
 
 class TrainSection(Schema):
@@ -239,6 +239,9 @@ class EvalSection(Schema):
     workers: Positive = 2
     seed: Count = 1000
     agreement_games: Count = 0  # held-out heuristic games scoring the final model's agreement
+    # an agent played in the model's place on the final evaluation's games (the policy
+    # training started from, e.g. net:expert-iteration): the report shows what training added
+    baseline: Spec | None = None
 
     @model_validator(mode="after")
     def _games_name_opponents(self) -> EvalSection:

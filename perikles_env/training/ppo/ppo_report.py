@@ -88,6 +88,12 @@ def _agreement_table(report: dict[str, Any]) -> list[str]:
     return agreement_markdown(report).rstrip("\n").split("\n")
 
 
+def _rate(row: dict[str, Any]) -> str:
+    """``win rate % | [CI]`` table cells of one evaluation."""
+    low, high = row["win_ci"]
+    return f"{100 * row['win_rate']:.1f} | [{100 * low:.1f}, {100 * high:.1f}]"
+
+
 def markdown(summary: dict[str, Any]) -> str:
     tp = summary["throughput"]
     interrupted = summary["status"] != "complete"
@@ -126,16 +132,17 @@ def markdown(summary: dict[str, Any]) -> str:
         "",
     ]
     if summary["final_eval"]:
+        baseline = summary["config"]["eval"].get("baseline")
         lines += [
-            "| opponents | players | games | win rate % | 95 % CI | mean VP | truncated | report |",
-            "|---|---:|---:|---:|---|---:|---:|---|",
+            "| opponents | players | games | win rate % | 95 % CI | mean VP | truncated | report |"
+            + (f" `{baseline}` on the same games: win rate % | 95 % CI |" if baseline else ""),
+            "|---|---:|---:|---:|---|---:|---:|---|" + ("---:|---|" if baseline else ""),
         ]
         for e in summary["final_eval"]:
-            low, high = e["win_ci"]
             lines.append(
                 f"| {e['players'] - 1} x `{e['opponent']}` | {e['players']} | {e['games']} | "
-                f"{100 * e['win_rate']:.1f} | [{100 * low:.1f}, {100 * high:.1f}] | "
-                f"{e['mean_vp']:.1f} | {e['truncated_games']} | `{e['report']}` |"
+                f"{_rate(e)} | {e['mean_vp']:.1f} | {e['truncated_games']} | `{e['report']}` |"
+                + (f" {_rate(e['baseline'])} |" if "baseline" in e else "")
             )
     elif interrupted:
         lines.append("(none yet: the run was interrupted before its final evaluation)")

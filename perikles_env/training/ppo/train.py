@@ -186,40 +186,63 @@ def final_evaluation(
     config: TrainConfig, model_path: Path, run_dir: Path, evaluator: Evaluator
 ) -> list[dict[str, Any]]:
     """``eval.final_games`` games per (opponent, player count), reports under ``eval/``
-    (a new folder each time: a resumed run never overwrites an earlier evaluation)."""
+    (a new folder each time: a resumed run never overwrites an earlier evaluation). With
+    ``eval.baseline`` that agent plays the same seeds in the model's place (its numbers
+    under ``baseline`` in the row): what training added, measured on the same games."""
     spec = f"ppo:{model_path}"
     rows = []
     for opponent in config.eval.opponents:
         games = config.eval.games_vs(opponent, final=True)
         for players in config.eval.final_players if games else []:
             name = f"vs_{opponent.replace(':', '_').replace('/', '_')}_{players}p"
-            result = evaluator.evaluate(
-                [spec, opponent],
-                players=players,
-                games=games,
-                seed=config.eval.seed + 1,
-                workers=config.eval.workers,
-                out=str(run_dir / "eval"),
-                name=name,
-                progress=config.train.progress_bar,
-            )
-            stats = result.matchups[0].agents[spec]
-            assert result.run_dir is not None
-            rows.append(
-                {
-                    "opponent": opponent,
-                    "players": players,
-                    "games": result.matchups[0].games,
-                    "win_rate": round(stats.win_rate, 4),
-                    "win_ci": [round(x, 4) for x in stats.win_ci],
-                    "mean_vp": round(stats.mean_vp, 2),
-                    "mean_rank": round(stats.mean_rank, 3),
-                    "illegal_actions": stats.illegal_actions,
-                    "truncated_games": result.truncated_games,
-                    "report": str(result.run_dir / "report.md"),
+            lineup = _FinalLineup(opponent, players, games, name)
+            row = {"opponent": opponent, "players": players,
+                   **lineup.play(spec, config, run_dir, evaluator)}
+            if config.eval.baseline:
+                baseline = config.eval.baseline
+                row["baseline"] = {
+                    "agent": baseline,
+                    **lineup.play(baseline, config, run_dir, evaluator, "baseline_"),
                 }
-            )
+            rows.append(row)
     return rows
+
+
+@dataclass(frozen=True)
+class _FinalLineup:
+    """One line of the final evaluation: ``agent`` against n-1 ``opponent`` players."""
+
+    opponent: str
+    players: int
+    games: int
+    name: str
+
+    def play(
+        self, agent: str, config: TrainConfig, run_dir: Path, evaluator: Evaluator,
+        prefix: str = "",
+    ) -> dict[str, Any]:
+        result = evaluator.evaluate(
+            [agent, self.opponent],
+            players=self.players,
+            games=self.games,
+            seed=config.eval.seed + 1,
+            workers=config.eval.workers,
+            out=str(run_dir / "eval"),
+            name=prefix + self.name,
+            progress=config.train.progress_bar,
+        )
+        stats = result.matchups[0].agents[agent]
+        assert result.run_dir is not None
+        return {
+            "games": result.matchups[0].games,
+            "win_rate": round(stats.win_rate, 4),
+            "win_ci": [round(x, 4) for x in stats.win_ci],
+            "mean_vp": round(stats.mean_vp, 2),
+            "mean_rank": round(stats.mean_rank, 3),
+            "illegal_actions": stats.illegal_actions,
+            "truncated_games": result.truncated_games,
+            "report": str(result.run_dir / "report.md"),
+        }
 
 
 # ---- the run ----------------------------------------------------------------------------------
@@ -477,6 +500,8 @@ def print_summary(summary: dict[str, Any]) -> None:
             f"({e['players']}p, {e['games']} games): "
             f"win {100 * e['win_rate']:.1f} % [{100 * low:.1f}, {100 * high:.1f}], "
             f"mean VP {e['mean_vp']:.1f}"
+            + (f"; {base['agent']} on the same games {100 * base['win_rate']:.1f} %"
+               if (base := e.get("baseline")) else "")
         )
     print(f"  model: {summary['model']}  report: {summary['run_dir']}/report.md")
 
