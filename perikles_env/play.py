@@ -28,9 +28,14 @@ too (a demo, or a test).
 
 from __future__ import annotations
 
+import os
 import random
+import select
+import signal
 import sys
+import termios
 import textwrap
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -218,16 +223,36 @@ class Menu:
         return []
 
 
-def flush_typeahead() -> None:
-    """Drop keys typed before the prompt appeared (while agents moved): they were meant for
-    an earlier menu. Only on a terminal; piped input is read as it comes."""
+def read_line(prompt: str) -> str:
+    """``input()`` for a person at a terminal. Keys typed before the prompt appeared (while
+    agents moved) are dropped: they were meant for an earlier menu. Ctrl-C is never missed:
+    ``input()`` blocks in ``read()`` when the signal lands between its prompt and that call
+    (a busy machine), so the wait is a ``select`` that the signal's wakeup byte also ends.
+    Piped input (and a caller off the main thread) goes through ``input()``, read as it comes."""
+    if not sys.stdin.isatty() or threading.current_thread() is not threading.main_thread():
+        return input(prompt)
+    termios.tcflush(sys.stdin, termios.TCIFLUSH)
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_read, False)
+    os.set_blocking(wake_write, False)
+    previous = signal.set_wakeup_fd(wake_write)
     try:
-        import termios
-
-        if sys.stdin.isatty():
-            termios.tcflush(sys.stdin, termios.TCIFLUSH)
-    except (ImportError, OSError, ValueError):
-        pass
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
+        while True:
+            ready, _, _ = select.select([sys.stdin, wake_read], [], [])
+            # a signal's Python handler (KeyboardInterrupt for Ctrl-C) has run by now
+            if wake_read in ready:
+                os.read(wake_read, 64)
+            if sys.stdin in ready:
+                line = sys.stdin.readline()
+                if not line:
+                    raise EOFError
+                return line.rstrip("\n")
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(wake_read)
+        os.close(wake_write)
 
 
 def choose(game: Game, seat: int, read: Reader, write: Writer) -> int | None:
@@ -242,8 +267,6 @@ def choose(game: Game, seat: int, read: Reader, write: Writer) -> int | None:
             write(f"\n{step + ':' if step else 'your move:'}")
             for key, label, leaf in options:
                 write(f"  {key:>4}. {label}{'' if leaf is not None else ' ...'}")
-            if read is input:
-                flush_typeahead()
             pending = read("choice (? help): ").split()
             if not pending:
                 continue
@@ -287,7 +310,7 @@ def play(
     seat: int,
     opponents: Sequence[str],
     seed: int,
-    read: Reader = input,
+    read: Reader = read_line,
     write: Writer = print,
     auto: Agent | None = None,
     record: str | None = None,

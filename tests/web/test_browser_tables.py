@@ -14,6 +14,7 @@ import json
 import random
 
 import pytest
+from playwright.sync_api import expect
 
 from perikles_env.agents import make_agent
 from perikles_env.web.hints import hints
@@ -234,8 +235,9 @@ def test_hints_undo_the_whole_story_and_a_server_that_is_down(browser, tmp_path)
         assert undone >= 1
         waiting_for_human(table)
         shows_step(page, table.step)
-        feed = page.locator("#feed li").count()
-        assert feed == len(table.feed[0]) > 60  # the whole story, after moves too
+        assert len(table.feed[0]) > 60
+        # the whole story, after moves too (fetched after the state is drawn: retried)
+        expect(page.locator("#feed li")).to_have_count(len(table.feed[0]), timeout=30_000)
         server.stop()
         page.wait_for_selector("body.offline")
         assert "does not answer" in page.inner_text("#conn")
