@@ -6,7 +6,7 @@ TORCH   := torch==2.13.0
 NATIVE  := $(VENV)/.native-built
 BUILD_TOOLS := 'scikit-build-core>=0.10' 'nanobind>=2.0'
 
-.PHONY: venv native generate test test-slow test-rllib test-openspiel test-interop train bench lint demo
+.PHONY: venv native generate test test-slow test-rllib test-openspiel test-interop train network bench lint demo
 
 venv: $(STAMP) $(NATIVE)
 
@@ -67,6 +67,11 @@ test-interop: $(VENV)/.interop-installed
 
 train: venv
 	$(VPY) -m training.train --config configs/default.yaml
+
+# the shipped search network rebuilt from nothing, stage by stage (hours on 2 cores; run it
+# again to go on after an interruption): docs/training.md, "The shipped network"
+network: venv
+	$(VPY) -m perikles_env.launch.rebuild_net --out runs/network
 
 bench: venv
 	@set -e; for f in benchmarks/*.py; do \

@@ -427,7 +427,7 @@ def warm_start(
     return summary
 
 
-def main(argv: list[str] | None = None) -> int:
+def arg_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m perikles_env.training.search_warmstart",
         description="Build a search network from a `make train` PPO model and fit its value.",
@@ -454,7 +454,11 @@ def main(argv: list[str] | None = None) -> int:
         help="a search network (.pkn) whose value the fit starts from (its head widened to "
         "the largest of --players)",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arg_parser().parse_args(argv)
     try:
         if args.value_from:
             net = net_from_ppo(args.ppo, max(args.players), args.players)
