@@ -69,6 +69,21 @@ def test_expert_evaluation_asks_the_evaluator_it_is_given(tmp_path: Path) -> Non
                            "workers": 1, "plots": False}
 
 
+def test_expert_evaluation_says_which_line_it_plays(tmp_path: Path, capsys) -> None:
+    """An evaluation with search can run longer than many iterations: a line as each starts."""
+    from perikles_env.training.expert.config import load_config
+    from perikles_env.training.expert.loop import evaluate_net
+
+    config = load_config("search_smoke", [f"out={tmp_path}"])
+    evaluate_net(config, tmp_path / "net_0002.pkn", Recorder().as_evaluator(), progress=True)
+    assert capsys.readouterr().out.splitlines() == [
+        "perikles-search-train: evaluating net_0002.pkn: search vs heuristic, 4 games (1/2)",
+        "perikles-search-train: evaluating net_0002.pkn: net vs heuristic, 4 games (2/2)",
+    ]
+    evaluate_net(config, tmp_path / "net_0002.pkn", Recorder().as_evaluator())
+    assert capsys.readouterr().out == ""
+
+
 def test_the_command_lines_hand_in_the_tournament_evaluator() -> None:
     from perikles_env.cli import TOOLS
     from perikles_env.evaluation import evaluate

@@ -117,17 +117,23 @@ def eval_specs(config: ExpertConfig, path: Path) -> dict[str, str]:
 
 
 def evaluate_net(
-    config: ExpertConfig, path: Path, evaluator: Evaluator
+    config: ExpertConfig, path: Path, evaluator: Evaluator, progress: bool = False
 ) -> dict[str, dict[str, Any]]:
     """Win rate and 95 % CI of the network (with and without search) against each
     ``eval.opponents`` entry filling the other seats, at each count the network plays
-    (labelled with the count when there are several)."""
+    (labelled with the count when there are several). With ``progress``, a line as each
+    starts: an evaluation with search can take longer than many iterations."""
     out: dict[str, dict[str, Any]] = {}
     counts = config.net.player_counts
+    specs = eval_specs(config, path)
+    lines = len(counts) * len(config.eval.opponents) * len(specs)
     for n in counts:
         at = f" at {n}" if len(counts) > 1 else ""
         for opponent in config.eval.opponents:
-            for label, spec in eval_specs(config, path).items():
+            for label, spec in specs.items():
+                if progress:
+                    print(f"{PROG}: evaluating {path.name}: {label} vs {opponent}{at}, "
+                          f"{config.eval.games} games ({len(out) + 1}/{lines})", flush=True)
                 result = evaluator.evaluate(
                     [spec, opponent], players=n, games=config.eval.games,
                     seed=config.eval.seed, workers=config.eval.workers, plots=False,
@@ -219,7 +225,7 @@ class Run:
         last = i == c.budget.iterations or bool(c.budget.minutes and used >= 60 * c.budget.minutes)
         if c.eval.every and (i % c.eval.every == 0 or last):
             path = save_net(checkpoint.net_path(self.run_dir, i), self.net)
-            record["eval"] = evaluate_net(c, path, self.evaluator)
+            record["eval"] = evaluate_net(c, path, self.evaluator, self.progress)
         self.seconds += time.perf_counter() - start
         record["seconds"] = round(self.seconds, 1)
         self.history.append(record)
