@@ -56,6 +56,16 @@ def test_smoke_config_trains_checkpoints_and_reports(tmp_path: Path) -> None:
     assert ckpt.iteration == 2
     for name, tensor in final.state_dict().items():
         assert torch.equal(tensor, ckpt.net.state_dict()[name])
+    # the held-out losses: the network after iteration 1 on iteration 2's new positions
+    from perikles_env.training.expert import dataset
+    from perikles_env.training.expert.learner import losses
+
+    first = checkpoint.read(run_dir / "checkpoints" / "ckpt_0001.zip").net
+    new = dataset.load(loop._data_path(run_dir, 2), first.state_size, first.num_players)
+    held_out = summary["history"][1]["learn"]["held_out"]
+    assert held_out == losses(first, new, _config(tmp_path).learn.value_weight)
+    assert held_out["policy"] > 0 and held_out["value"] > 0
+    assert "new positions: policy / value" in report
     agent = make_agent(f"search:model={run_dir / 'net.pkn'},sims=4")  # playable at once
     assert agent.params.sims == 4
     # a second run never overwrites the first

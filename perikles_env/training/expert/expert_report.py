@@ -63,14 +63,17 @@ def markdown(summary: dict[str, Any]) -> str:
         "",
     ]
     keys = sorted({k for h in history for k in h.get("eval", {})})
-    head = "| iteration | games | positions | window | policy loss | value loss | min |"
-    lines += [head + "".join(f" {k} |" for k in keys), "|" + "---:|" * (7 + len(keys))]
+    head = ("| iteration | games | positions | window | policy loss | value loss "
+            "| new positions: policy / value | min |")
+    lines += [head + "".join(f" {k} |" for k in keys), "|" + "---:|" * (8 + len(keys))]
     for h in history:
         learn = h["learn"]
+        new = learn.get("held_out")  # absent in runs from before it was recorded
         cells = [
             str(h["iteration"]), str(h["games"]), f"{h['positions']:,}", f"{h['window_rows']:,}",
             f"{learn['policy'][-1]:.3f}" if learn["policy"] else "-",
             f"{learn['value'][-1]:.3f}" if learn["value"] else "-",
+            f"{new['policy']:.3f} / {new['value']:.3f}" if new else "-",
             f"{h['seconds'] / 60:.1f}",
         ]
         for k in keys:
@@ -84,7 +87,10 @@ def markdown(summary: dict[str, Any]) -> str:
         "",
         "Win rates: the network (`search`: with search at `eval.sims` simulations; `net`: "
         "alone) in one seat, the opponent in every other seat, all seat rotations on shared "
-        "seeds; 95 % Wilson intervals, games in parentheses.",
+        "seeds; 95 % Wilson intervals, games in parentheses. Losses: the last epoch's on the "
+        "replay window, and the network's on the iteration's new positions before the update "
+        "(held out: a value loss falling on the window but not here is the value fitting "
+        "the recent games).",
     ]
     if summary.get("learning_curve"):
         lines += ["", f"![learning curve]({summary['learning_curve']})"]

@@ -23,6 +23,23 @@ def make_optimizer(net: SearchNet, learning_rate: float) -> torch.optim.Optimize
     return torch.optim.Adam(net.parameters(), lr=learning_rate)
 
 
+def losses(net: SearchNet, data: Positions, value_weight: float,
+           batch_size: int = 2048) -> dict[str, float]:
+    """The mean policy and value losses of ``net`` on ``data`` without updating it. On an
+    iteration's new positions, before the update learns them, they are the held-out losses:
+    a value loss that falls on the window while this one does not is the value fitting the
+    recent games (docs/results.md, "Training against a population")."""
+    sums = np.zeros(2)
+    with torch.no_grad():
+        for start in range(0, len(data), batch_size):
+            rows = np.arange(start, min(start + batch_size, len(data)))
+            obs, masks, policy, values = (torch.from_numpy(a) for a in data.batch(rows))
+            loss = net.loss(obs, masks, policy, values, value_weight)
+            sums += len(rows) * np.array([float(loss.policy), float(loss.value)])
+    n = max(1, len(data))
+    return {"policy": round(float(sums[0]) / n, 4), "value": round(float(sums[1]) / n, 4)}
+
+
 def train(
     net: SearchNet,
     optimizer: torch.optim.Optimizer,

@@ -43,7 +43,7 @@ from perikles_env.jobs.run_folder import (
 from . import checkpoint, dataset
 from .config import ExpertConfig, config_from_dict
 from .expert_report import write_report
-from .learner import make_optimizer, train
+from .learner import losses, make_optimizer, train
 from .population import PAST, Population, missing_snapshot
 from .self_play_games import play_sharded
 
@@ -202,10 +202,12 @@ class Run:
         self.population.record(stats.versus)
         dataset.save(_data_path(self.run_dir, i), data)
         self.window.add(i, data)
+        held_out = losses(self.net, data, c.learn.value_weight) if len(data) else None
         learn = train(
             self.net, self.optimizer, self.window.data(), c.learn.epochs, c.learn.batch_size,
             c.learn.value_weight, int(seeds[1]),
         )
+        learn["held_out"] = held_out  # the new positions, before the update learnt them
         record: dict[str, Any] = {
             "iteration": i,
             "games": stats.games,
@@ -264,6 +266,9 @@ class Run:
                 learn = record["learn"]
                 loss = (f"loss policy {learn['policy'][-1]:.3f} value {learn['value'][-1]:.3f}"
                         if learn["policy"] else "no positions")
+                if learn.get("held_out"):
+                    new = learn["held_out"]
+                    loss += f" (new positions {new['policy']:.3f} / {new['value']:.3f})"
                 print(
                     f"{PROG}: " + budget.line(self.seconds, rows, self.iteration)
                     + f"; {loss}" + (f"; {rates}" if rates else ""),
