@@ -65,13 +65,28 @@ def test_smoke_config_trains_checkpoints_and_reports(tmp_path: Path) -> None:
     held_out = summary["history"][1]["learn"]["held_out"]
     assert held_out == losses(first, new, _config(tmp_path).learn.value_weight)
     assert held_out["policy"] > 0 and held_out["value"] > 0
+    # the entropies, from the network's logits over the legal moves and the stored targets
+    obs, masks, targets, _ = new.batch(np.arange(len(new)))
+    logits, _ = first.evaluate(obs, masks)
+    priors = np.exp(np.where(masks, logits - logits.max(1, keepdims=True), -np.inf))
+    priors /= priors.sum(1, keepdims=True)
+    assert held_out["policy_entropy"] == pytest.approx(_mean_entropy(priors), abs=1e-3)
+    assert held_out["target_entropy"] == pytest.approx(_mean_entropy(targets), abs=1e-3)
+    assert held_out["policy_entropy"] > 0 and held_out["target_entropy"] > 0
     assert "new positions: policy / value" in report
+    assert "policy entropy: network / targets" in report
     agent = make_agent(f"search:model={run_dir / 'net.pkn'},sims=4")  # playable at once
     assert agent.params.sims == 4
     # a second run never overwrites the first
     again = loop.run(_config(tmp_path, *QUICK, "budget.iterations=1"), progress=False,
                      evaluator=TOURNAMENT)
     assert again == tmp_path / "search_smoke-2"
+
+
+def _mean_entropy(rows: np.ndarray) -> float:
+    rows = rows.astype(np.float64)
+    logs = np.log(np.where(rows > 0, rows, 1.0))
+    return float(np.mean(-(rows * logs).sum(axis=1)))
 
 
 def test_resume_continues_to_the_uninterrupted_network(tmp_path: Path, monkeypatch) -> None:

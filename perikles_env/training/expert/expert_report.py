@@ -64,8 +64,8 @@ def markdown(summary: dict[str, Any]) -> str:
     ]
     keys = sorted({k for h in history for k in h.get("eval", {})})
     head = ("| iteration | games | positions | window | policy loss | value loss "
-            "| new positions: policy / value | min |")
-    lines += [head + "".join(f" {k} |" for k in keys), "|" + "---:|" * (8 + len(keys))]
+            "| new positions: policy / value | policy entropy: network / targets | min |")
+    lines += [head + "".join(f" {k} |" for k in keys), "|" + "---:|" * (9 + len(keys))]
     for h in history:
         learn = h["learn"]
         new = learn.get("held_out")  # absent in runs from before it was recorded
@@ -74,6 +74,8 @@ def markdown(summary: dict[str, Any]) -> str:
             f"{learn['policy'][-1]:.3f}" if learn["policy"] else "-",
             f"{learn['value'][-1]:.3f}" if learn["value"] else "-",
             f"{new['policy']:.3f} / {new['value']:.3f}" if new else "-",
+            f"{new['policy_entropy']:.3f} / {new['target_entropy']:.3f}"
+            if new and "policy_entropy" in new else "-",  # recorded since after held_out
             f"{h['seconds'] / 60:.1f}",
         ]
         for k in keys:
@@ -90,7 +92,9 @@ def markdown(summary: dict[str, Any]) -> str:
         "seeds; 95 % Wilson intervals, games in parentheses. Losses: the last epoch's on the "
         "replay window, and the network's on the iteration's new positions before the update "
         "(held out: a value loss falling on the window but not here is the value fitting "
-        "the recent games).",
+        "the recent games). Entropies: of the network's policy and of the search's targets "
+        "on the new positions (both rising from one iteration to the next: the targets "
+        "flatten the policy they were searched from).",
     ]
     if summary.get("learning_curve"):
         lines += ["", f"![learning curve]({summary['learning_curve']})"]

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from perikles_env.agents.search.network import SearchNet
+from perikles_env.agents.search.network import MASKED, SearchNet
 
 from .dataset import Positions
 
@@ -25,19 +25,26 @@ def make_optimizer(net: SearchNet, learning_rate: float) -> torch.optim.Optimize
 
 def losses(net: SearchNet, data: Positions, value_weight: float,
            batch_size: int = 2048) -> dict[str, float]:
-    """The mean policy and value losses of ``net`` on ``data`` without updating it. On an
-    iteration's new positions, before the update learns them, they are the held-out losses:
-    a value loss that falls on the window while this one does not is the value fitting the
-    recent games (docs/results.md, "Training against a population")."""
-    sums = np.zeros(2)
+    """The mean policy and value losses of ``net`` on ``data`` without updating it, and the
+    mean entropies of its policy and of the policy targets. On an iteration's new positions,
+    before the update learns them, they are the held-out losses: a value loss that falls on
+    the window while this one does not is the value fitting the recent games; entropies that
+    rise together from one iteration to the next are the targets flattening the policy they
+    were searched from (docs/results.md, "Training against a population")."""
+    sums = np.zeros(4)
     with torch.no_grad():
         for start in range(0, len(data), batch_size):
             rows = np.arange(start, min(start + batch_size, len(data)))
             obs, masks, policy, values = (torch.from_numpy(a) for a in data.batch(rows))
             loss = net.loss(obs, masks, policy, values, value_weight)
-            sums += len(rows) * np.array([float(loss.policy), float(loss.value)])
+            probs = torch.softmax(net.policy_logits(obs).masked_fill(~masks, MASKED), dim=1)
+            entropy = torch.special.entr(probs).sum(1).sum()
+            target_entropy = torch.special.entr(policy).sum(1).sum()
+            sums += [len(rows) * float(loss.policy), len(rows) * float(loss.value),
+                     float(entropy), float(target_entropy)]
     n = max(1, len(data))
-    return {"policy": round(float(sums[0]) / n, 4), "value": round(float(sums[1]) / n, 4)}
+    names = ("policy", "value", "policy_entropy", "target_entropy")
+    return {name: round(float(total) / n, 4) for name, total in zip(names, sums, strict=True)}
 
 
 def train(
