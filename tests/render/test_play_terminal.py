@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -19,10 +20,19 @@ PROMPT = r"choice \(\? help\): "
 OPTION = re.compile(r"^\s+(\w+)\. (.*?)(?: \.\.\.)?\r?$", re.M)
 
 
+def _as_from_a_shell() -> None:
+    """Ctrl-C and Ctrl-\\ at their defaults, as an interactive shell starts a program. An
+    ignored disposition survives exec: caught in the full suite, the game inherited SIGINT
+    and SIGQUIT ignored from its pytest worker (the pair C's ``system()`` ignores while it
+    waits; what in the worker did so is not known) and never saw the Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
 def spawn(*args: str) -> pexpect.spawn:
     return pexpect.spawn(
         sys.executable, ["-m", "perikles_env.play", *args], encoding="utf-8", timeout=60,
-        dimensions=(50, 100),
+        dimensions=(50, 100), preexec_fn=_as_from_a_shell,
     )
 
 
