@@ -14,6 +14,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import uvicorn
@@ -188,4 +189,6 @@ def open_person_page(
         page.on("response", lambda r: r.request.resource_type in ("fetch", "xhr")
                 and texts.append(r.text()))
     page.goto(url)
+    if urlsplit(url).path == "/":  # the lobby: its form is filled in once the options came
+        page.wait_for_selector("#start:enabled")
     return page

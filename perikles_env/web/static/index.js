@@ -186,6 +186,7 @@ async function init() {
   if (defaults.seats) $("players").value = String(defaults.seats.length);
   if (defaults.seed !== undefined) $("seed").value = String(defaults.seed);
   seatInputs();
+  $("start").disabled = false;  // what is typed from now on is kept: the seats are built
   loadLobby();
   setInterval(loadLobby, 5000);
 }
