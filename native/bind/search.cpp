@@ -35,11 +35,12 @@ struct PySearch {
 };
 
 std::vector<double> completed(const std::vector<double>& prior, const std::vector<int>& visits,
-                              const std::vector<double>& q, double raw, double c_visit, double c_scale) {
+                              const std::vector<double>& q, double raw, double c_visit, double c_scale,
+                              bool rescale) {
   need(prior.size() == visits.size() && q.size() == visits.size(), "one prior, visit count and q per action");
   std::vector<double> out(prior.size());
   pk::search::completed_q(static_cast<int>(prior.size()), prior.data(), visits.data(), q.data(), raw,
-                          c_visit, c_scale, out.data());
+                          c_visit, c_scale, rescale, out.data());
   return out;
 }
 
@@ -118,7 +119,7 @@ void bind_search(nb::module_& m) {
     return pk::search::considered_visits(considered, sims);
   }, nb::arg("considered"), nb::arg("sims"));
   m.def("completed_q", &completed, nb::arg("prior"), nb::arg("visits"), nb::arg("q"), nb::arg("raw_value"),
-        nb::arg("c_visit"), nb::arg("c_scale"));
+        nb::arg("c_visit"), nb::arg("c_scale"), nb::arg("rescale") = true);
 }
 
 }  // namespace pk::bind

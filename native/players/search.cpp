@@ -90,7 +90,7 @@ std::vector<int> considered_visits(int considered, int sims) {
 }
 
 void completed_q(int k, const double* prior, const int* visits, const double* q, double raw_value,
-                 double c_visit, double c_scale, double* out) {
+                 double c_visit, double c_scale, bool rescale, double* out) {
   int64_t total = 0;
   int max_visits = 0;
   double sum_p = 0.0, weighted = 0.0;
@@ -112,7 +112,8 @@ void completed_q(int k, const double* prior, const int* visits, const double* q,
     high = std::max(high, out[i]);
   }
   double span = std::max(high - low, 1e-8);
-  for (int i = 0; i < k; ++i) out[i] = (c_visit + max_visits) * c_scale * ((out[i] - low) / span);
+  double scale = (c_visit + max_visits) * c_scale;
+  for (int i = 0; i < k; ++i) out[i] = scale * (rescale ? (out[i] - low) / span : out[i]);
 }
 
 Search::Search(Params p) : p_(std::move(p)) {
@@ -285,7 +286,7 @@ void Search::root_scores(const Tree& t, std::vector<double>& sigma) const {
   }
   sigma.resize(k);
   completed_q(k, prior.data(), visits.data(), q.data(), r.raw[t.player], p_.c_visit, p_.c_scale,
-              sigma.data());
+              p_.q_rescale, sigma.data());
 }
 
 int Search::select_root(Tree& t, const Actions& legal) {

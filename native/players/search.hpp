@@ -35,10 +35,11 @@ int puct_pick(int k, const double* prior, const int* visits, const double* value
 // Sequential halving's schedule (Danihelka et al. 2022; mctx get_sequence_of_considered_visits):
 // the visit count the root action of simulation j must have, for `considered` actions.
 std::vector<int> considered_visits(int considered, int sims);
-// Completed Q of k root actions (the mixed value for unvisited ones), min-max rescaled and
-// scaled by sigma: (c_visit + max visits) * c_scale * q. prior: softmax of the logits.
+// Completed Q of k root actions (the mixed value for unvisited ones), min-max rescaled to
+// [0, 1] when `rescale` (else the win shares as they are) and scaled by sigma:
+// (c_visit + max visits) * c_scale * q. prior: softmax of the logits.
 void completed_q(int k, const double* prior, const int* visits, const double* q, double raw_value,
-                 double c_visit, double c_scale, double* out);
+                 double c_visit, double c_scale, bool rescale, double* out);
 
 struct Edge {
   int action;

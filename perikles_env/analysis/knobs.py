@@ -22,7 +22,7 @@ KNOB = "knob"  # the dataclass field metadata key
 
 @dataclass(frozen=True)
 class Knob:
-    """A parameter's declaration. ``kind`` is ``int``, ``float`` or ``str`` (``choices``);
+    """A parameter's declaration. ``kind`` is ``bool``, ``int``, ``float`` or ``str`` (``choices``);
     numbers lie in [``low``, ``high``] (``None``: unbounded; floats are always finite)."""
 
     kind: type
@@ -37,6 +37,8 @@ class Knob:
         """The range as the docs and error messages write it (``0-2``, ``>= 0``)."""
         if self.choices:
             return " or ".join(f"`{c}`" for c in self.choices)
+        if self.kind is bool:
+            return "`true` or `false`"
         low, high = (_pretty(b) for b in (self.low, self.high))
         if low is not None and high is not None:
             return f"{low}-{high}"
@@ -54,6 +56,10 @@ class Knob:
                 raise InvalidConfigError(
                     f"{owner} {name} must be one of {list(self.choices)}, got {value!r}"
                 )
+            return value
+        if self.kind is bool:
+            if not isinstance(value, bool):
+                raise InvalidConfigError(f"{owner} {name} must be true or false, got {value!r}")
             return value
         if self.kind is int:
             if isinstance(value, bool) or not isinstance(value, int) or not self._inside(value):
@@ -150,6 +156,8 @@ def markdown_table(cls: type, columns: dict[str, dict[str, Any]] | None = None) 
 def _cell(value: Any) -> str:
     if value is None:  # a caller without this knob
         return "–"
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
     return f"`{value}`" if isinstance(value, str) else str(value)
 
 

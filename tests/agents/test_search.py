@@ -70,7 +70,10 @@ def rotate(relative, actor, n):
     return out
 
 
-def test_gumbel_targets_of_a_hand_built_tree() -> None:
+@pytest.mark.parametrize("rescale", [True, False])
+def test_gumbel_targets_of_a_hand_built_tree(rescale) -> None:
+    """The completed Q's σ transform, min-max rescaled (mctx's default) or of the win
+    shares as they are (``q_rescale=false``: a small lead stays a small boost)."""
     g = game_at()
     n, player, legal = g.n, g.current, g.legal_actions()
     rng = np.random.default_rng(5)
@@ -82,7 +85,7 @@ def test_gumbel_targets_of_a_hand_built_tree() -> None:
         (np.zeros(NUM_ACTIONS, np.float32), v) for v in leaf_values
     ]
     ev = Scripted(n, outputs)
-    params = SearchParams(sims=3, gumbel_m=3, gumbel_scale=0.0, batch=1)
+    params = SearchParams(sims=3, gumbel_m=3, gumbel_scale=0.0, batch=1, q_rescale=rescale)
     r = Search(ev, params).run([g], [player], [0])[0]
 
     order = sorted(legal, key=lambda a: -root_logits[a])[:3]  # visited best logit first
@@ -101,7 +104,9 @@ def test_gumbel_targets_of_a_hand_built_tree() -> None:
     p = {a: prior[legal.index(a)] for a in order}
     mixed = (v0[player] + 3 * sum(p[a] * q[a] for a in order) / sum(p.values())) / 4
     completed = np.array([q.get(a, mixed) for a in legal])
-    sigma = (50 + 1) * 0.1 * (completed - completed.min()) / (completed.max() - completed.min())
+    if rescale:
+        completed = (completed - completed.min()) / (completed.max() - completed.min())
+    sigma = (50 + 1) * 0.1 * completed
     target = np.exp(logit + sigma - (logit + sigma).max())
     target /= target.sum()
     assert r.policy[legal] == pytest.approx(target, abs=1e-5)
@@ -323,6 +328,8 @@ def test_a_forced_root_needs_no_evaluation() -> None:
         {"prior_temp": True},
         {"prior_temp": 1e-300},  # accepted once, and then every move failed
         {"prior_temp": 1e300},
+        {"q_rescale": 1},
+        {"q_rescale": "no"},
         {"bogus": 1},
     ],
 )

@@ -68,6 +68,8 @@ def test_search_spec_builds_the_search_over_the_file(net_path) -> None:
     timed = make_agent(f"search:model={net_path},seconds=0.5")
     assert timed.params.seconds == 0.5 and timed.params.sims == 1 << 20  # the time decides
     assert make_agent(f"search:model={net_path},seconds=0.5,sims=9").params.sims == 9
+    raw_q = make_agent(f"search:model={net_path},sims=8,q_rescale=false,gumbel_m=4")
+    assert raw_q.params.q_rescale is False and raw_q.params.gumbel_m == 4
 
 
 def test_shipped_network_specs(net_path, monkeypatch) -> None:

@@ -31,6 +31,8 @@ def outside(k: Knob) -> list[object]:
     """Values just outside ``k``'s declared range, and values of the wrong kind."""
     if k.choices:
         return ["nope", 1, None]
+    if k.kind is bool:
+        return ["true", 1, 0, None, 1.5]
     bad: list[object] = [True, "1", None]
     if k.low is not None:
         bad.append(k.low - 1 if k.kind is int else math.nextafter(k.low, -math.inf))
@@ -59,6 +61,8 @@ def test_the_header_declares_each_native_knob_with_its_default() -> None:
                 assert f" {name} = " not in text
             elif k.choices:
                 assert f"bool {NATIVE_OPPONENTS} = {str(k.default == 'heuristic').lower()};" in text
+            elif k.kind is bool:
+                assert f"  bool {name} = {str(k.default).lower()};" in text
             else:
                 kind = "int" if k.kind is int else "double"
                 assert f"  {kind} {name} = {k.default!r};" in text
@@ -132,11 +136,10 @@ def test_the_search_binding_takes_the_declared_native_knobs_by_name() -> None:
         X.Search(**{**native, "batch": 16}, features=[])  # a Python-only knob
 
 
-@pytest.mark.parametrize(
-    "name,k",
-    [(n, k) for n, k in knob_fields(SearchParams) if k.native and not k.choices],
-    ids=[n for n, k in knob_fields(SearchParams) if k.native and not k.choices],
-)
+RANGED = [(n, k) for n, k in knob_fields(SearchParams) if k.native and k.kind in (int, float)]
+
+
+@pytest.mark.parametrize("name,k", RANGED, ids=[n for n, _ in RANGED])
 def test_the_core_checks_each_search_knob_s_declared_range(name, k) -> None:
     X = native_module()
     native = SearchParams().native()

@@ -25,6 +25,7 @@ PARAMS = dict(
     gumbel_scale=1.0,
     c_visit=50.0,
     c_scale=0.1,
+    q_rescale=True,
     leaves_per_search=1,
     heuristic_opponents=False,
     rollout_mix=0.0,
@@ -98,6 +99,8 @@ def test_completed_q_mixes_unvisited_actions_and_rescales() -> None:
     low, high = min(completed), max(completed)
     expected = [(50 + 2) * 0.1 * (c - low) / (high - low) for c in completed]
     assert out == pytest.approx(expected)
+    raw = X.completed_q(prior, visits, q, 0.3, 50.0, 0.1, rescale=False)
+    assert raw == pytest.approx([(50 + 2) * 0.1 * c for c in completed])
 
 
 def test_leaves_are_the_observation_and_mask_of_the_player_to_act() -> None:

@@ -57,6 +57,7 @@ struct Params {
   double gumbel_scale = 1.0;  // scale of the root's Gumbel noise (0: the top-m logits)
   double c_visit = 50.0;  // sigma(q) = (c_visit + max visits) * c_scale * q: the sigma transform of the completed Q
   double c_scale = 0.1;  // the sigma transform's scale (with c_visit)
+  bool q_rescale = true;  // the completed Q min-max rescaled over the root's actions before sigma (mctx's default: the best action gets the full sigma however small its lead); false: sigma of the win shares themselves, so that a lead within the values' noise stays small
   int leaves_per_search = 1;  // leaves one search may have in one batch (virtual loss)
   bool heuristic_opponents = false;  // tree: every seat's decisions are nodes; heuristic: the other seats play the default heuristic inside each simulation
   double rollout_mix = 0.0;  // a leaf's weight on a heuristic playout's win shares (0: the network's value alone; 1: the playout alone)
@@ -65,9 +66,9 @@ struct Params {
 
 // The binding's constructor arguments, in member order: declaration, names (nanobind
 // keywords) and the aggregate's initialiser list (features follow each).
-#define PK_SEARCH_PARAM_DECL int sims, double c_puct, double fpu, int gumbel_m, double gumbel_scale, double c_visit, double c_scale, int leaves_per_search, bool heuristic_opponents, double rollout_mix
-#define PK_SEARCH_PARAM_NAMES nb::arg("sims"), nb::arg("c_puct"), nb::arg("fpu"), nb::arg("gumbel_m"), nb::arg("gumbel_scale"), nb::arg("c_visit"), nb::arg("c_scale"), nb::arg("leaves_per_search"), nb::arg("heuristic_opponents"), nb::arg("rollout_mix")
-#define PK_SEARCH_PARAM_LIST sims, c_puct, fpu, gumbel_m, gumbel_scale, c_visit, c_scale, leaves_per_search, heuristic_opponents, rollout_mix
+#define PK_SEARCH_PARAM_DECL int sims, double c_puct, double fpu, int gumbel_m, double gumbel_scale, double c_visit, double c_scale, bool q_rescale, int leaves_per_search, bool heuristic_opponents, double rollout_mix
+#define PK_SEARCH_PARAM_NAMES nb::arg("sims"), nb::arg("c_puct"), nb::arg("fpu"), nb::arg("gumbel_m"), nb::arg("gumbel_scale"), nb::arg("c_visit"), nb::arg("c_scale"), nb::arg("q_rescale"), nb::arg("leaves_per_search"), nb::arg("heuristic_opponents"), nb::arg("rollout_mix")
+#define PK_SEARCH_PARAM_LIST sims, c_puct, fpu, gumbel_m, gumbel_scale, c_visit, c_scale, q_rescale, leaves_per_search, heuristic_opponents, rollout_mix
 
 // The first member out of its declared range, or nullptr (features: search.cpp).
 inline const char* invalid(const Params& p) {

@@ -42,6 +42,11 @@ class SearchParams:
     c_visit: float = knob(50.0, "σ(q) = (c_visit + max visits) · c_scale · q: the σ "
                           "transform of the completed Q", low=0.0)
     c_scale: float = knob(0.1, "the σ transform's scale (with `c_visit`)", low=0.0)
+    q_rescale: bool = knob(
+        True, "the completed Q min-max rescaled over the root's actions before σ (mctx's "
+        "default: the best action gets the full σ however small its lead); false: σ of the "
+        "win shares themselves, so that a lead within the values' noise stays small",
+    )
     batch: int = knob(16, "rows per evaluator call", low=1, high=1 << 16, native=False)
     leaves_per_search: int = knob(
         1, "leaves one search may have in one batch (virtual loss)", low=1, high=4096,
