@@ -26,6 +26,7 @@ from perikles_env.cli import CliParser, command_line
 from perikles_env.errors import InvalidConfigError
 from perikles_env.jobs.signals import StopRequest, exit_code
 
+from . import eval_report as report
 from .config import EvalConfig, EvalFile, expand_lineup, load_config
 from .eval_result import EvalResult
 from .tournament import resume, run
@@ -129,7 +130,8 @@ def summary(result: EvalResult) -> str:
                 f"  {a.agent:40s} win {100 * a.win_rate:5.1f}% "
                 f"[{100 * a.win_ci[0]:.1f}, {100 * a.win_ci[1]:.1f}]  rank {a.mean_rank:.2f}  "
                 f"VP {a.mean_vp:.1f}  {t.mean_decision_ms:.2f} ms/decision "
-                f"(CPU {t.mean_cpu_ms:.2f}, max {t.max_cpu_ms:.0f})  "
+                f"(CPU {t.mean_cpu_ms:.2f}, 95% {report.ms(t.p95_cpu_ms)}, "
+                f"max {t.max_cpu_ms:.0f})  "
                 f"illegal {a.illegal_actions}"
             )
     if result.truncated_games:

@@ -25,6 +25,11 @@ from .eval_result import EvalResult
 from .runner import TIMING_KEYS, GameRecord
 
 
+def ms(value: float | None) -> str:
+    """A timing in ms for a table or a line ("—": not measured)."""
+    return "—" if value is None else f"{value:.1f}"
+
+
 def _table(header: list[str], rule: str, rows: list[list[str]]) -> list[str]:
     """A markdown table's lines: the header cells, the columns' rule (``---`` or ``---:``
     each, ``|`` between), then each row's cells."""
@@ -99,11 +104,12 @@ def markdown(result: EvalResult) -> str:
                 "",
             ]
             lines += _table(
-                ["agent", "mean ms / decision", "max ms", "mean CPU ms", "max CPU ms",
-                 "decisions / game"],
-                "---|---:|---:|---:|---:|---:",
+                ["agent", "mean ms / decision", "max ms", "mean CPU ms", "95th pct. CPU ms",
+                 "max CPU ms", "decisions / game"],
+                "---|---:|---:|---:|---:|---:|---:",
                 [[f"`{t.agent}`", f"{t.mean_decision_ms:.2f}", f"{t.max_decision_ms:.1f}",
-                  f"{t.mean_cpu_ms:.2f}", f"{t.max_cpu_ms:.1f}", f"{t.decisions_per_game:.1f}"]
+                  f"{t.mean_cpu_ms:.2f}", ms(t.p95_cpu_ms), f"{t.max_cpu_ms:.1f}",
+                  f"{t.decisions_per_game:.1f}"]
                  for t in m.timing.values()],
             )
             timed = min((t.timed_games for t in m.timing.values()), default=m.games)

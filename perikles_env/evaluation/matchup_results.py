@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .runner import GameRecord
 from .stats import bootstrap_mean_ci, head_to_head, openskill_ratings, wilson_interval
 
@@ -44,6 +46,15 @@ class Timing:
     max_cpu_ms: float
     decisions_per_game: float
     timed_games: int = 0  # games with timings (fewer only in a resumed run of an older version)
+    # the 95th percentile (nearest rank) of CPU ms per decision; None: no decision was
+    # recorded one by one (games kept by an older version)
+    p95_cpu_ms: float | None = None
+
+
+def percentile_ms(values: list[float], q: float) -> float | None:
+    """The nearest-rank ``q``-th percentile of ``values`` (None for none): a value that
+    was measured, never one interpolated between two decisions."""
+    return float(np.percentile(values, q, method="inverted_cdf")) if values else None
 
 
 @dataclass
@@ -85,6 +96,7 @@ def summarise_matchup(
         seat_games = [0] * players
         decisions = illegal = forfeits = truncated = timed_decisions = timed_games = 0
         think = slowest = cpu = cpu_slowest = 0.0
+        decision_cpu: list[float] = []
         for r in records:
             seats = [s for s in range(players) if r.seats[s] == name]
             if not seats:
@@ -102,6 +114,8 @@ def summarise_matchup(
                     slowest = max(slowest, r.max_think_seconds[s])
                     cpu += r.cpu_seconds[s]
                     cpu_slowest = max(cpu_slowest, r.max_cpu_seconds[s])
+                if r.decision_cpu_ms:
+                    decision_cpu.extend(r.decision_cpu_ms[s])
             timed_games += int(bool(r.cpu_seconds))
             truncated += int(r.truncated)
             vp_per_game.append(sum(r.scores[s] for s in seats) / len(seats))
@@ -134,6 +148,7 @@ def summarise_matchup(
             max_cpu_ms=1000.0 * cpu_slowest,
             decisions_per_game=decisions / len(vp_per_game) if vp_per_game else 0.0,
             timed_games=timed_games,
+            p95_cpu_ms=percentile_ms(decision_cpu, 95),
         )
     ranks_by_game = []
     for r in records:

@@ -92,7 +92,9 @@ class Job:
     backend: str | None = None  # Game.new's backend option
 
 
-TIMING_KEYS = ("think_seconds", "max_think_seconds", "cpu_seconds", "max_cpu_seconds")
+PER_SEAT_TIMINGS = ("think_seconds", "max_think_seconds", "cpu_seconds", "max_cpu_seconds")
+DECISION_TIMINGS = "decision_cpu_ms"  # per seat, each decision's CPU time in ms
+TIMING_KEYS = (*PER_SEAT_TIMINGS, DECISION_TIMINGS)
 
 
 @dataclass
@@ -124,6 +126,8 @@ class GameRecord:
     actions: list[int] = field(default_factory=list)
     # unfinished at MAX_GAME_DECISIONS (Game.is_truncated): no winner, all seats rank equal
     truncated: bool = False
+    # per seat, each decision's CPU milliseconds in order (for percentiles; empty: untimed)
+    decision_cpu_ms: list[list[float]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -143,6 +147,7 @@ def play_job(job: Job) -> GameRecord:
     cpu = [0.0] * n
     cpu_slowest = [0.0] * n
     illegal = [0] * n
+    decision_cpu: list[list[float]] = [[] for _ in range(n)]
 
     def timed(d: Decision) -> None:
         p = d.player
@@ -151,6 +156,7 @@ def play_job(job: Job) -> GameRecord:
         slowest[p] = max(slowest[p], d.seconds)
         cpu[p] += d.cpu_seconds
         cpu_slowest[p] = max(cpu_slowest[p], d.cpu_seconds)
+        decision_cpu[p].append(round(1000.0 * d.cpu_seconds, 3))
 
     loop = TableLoop(game, agents, rngs, check=FORFEIT, timed=True, keep_actions=True,
                      on_decision=timed)
@@ -169,6 +175,7 @@ def play_job(job: Job) -> GameRecord:
         max_think_seconds=slowest,
         cpu_seconds=cpu,
         max_cpu_seconds=cpu_slowest,
+        decision_cpu_ms=decision_cpu,
         illegal=illegal,
         forfeit=forfeit,
         actions=actions,

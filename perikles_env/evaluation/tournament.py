@@ -32,7 +32,8 @@ from .config import EvalConfig, expand_lineup
 from .eval_result import EvalResult
 from .matchup_results import ratings_by_player_count, summarise_matchup
 from .runner import (
-    TIMING_KEYS,
+    DECISION_TIMINGS,
+    PER_SEAT_TIMINGS,
     GameRecord,
     Job,
     game_seeds,
@@ -111,7 +112,8 @@ def check_kept_games(kept: list[GameRecord], jobs: list[Job]) -> None:
         n = len(job.lineup) if job else 0
         per_seat = [record.scores, record.ranks, record.win_share, record.decisions,
                     record.illegal, record.location_vp, record.statues]
-        timings = [getattr(record, k) for k in TIMING_KEYS]
+        timings = [getattr(record, k) for k in PER_SEAT_TIMINGS]
+        per_decision = getattr(record, DECISION_TIMINGS)
         if (
             job is None
             or key in seen
@@ -119,6 +121,9 @@ def check_kept_games(kept: list[GameRecord], jobs: list[Job]) -> None:
             or record.seats != seat_lineup(job.lineup, job.rotation)
             or any(not _numbers(v) or len(v) != n for v in per_seat)
             or any(not _numbers(v) or len(v) not in (0, n) for v in timings)
+            or not isinstance(per_decision, list)
+            or len(per_decision) not in (0, n)
+            or any(not _numbers(v) for v in per_decision)
         ):
             what = "played twice" if key in seen else "not one of this run's games"
             raise InvalidConfigError(

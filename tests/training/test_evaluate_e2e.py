@@ -10,6 +10,7 @@ import pytest
 from perikles_env.agents import RandomAgent, register_agent
 from perikles_env.errors import InvalidConfigError
 from perikles_env.evaluation.cli import main
+from perikles_env.evaluation.runner import Job, play_job
 from perikles_env.evaluation.tournament import evaluate
 
 
@@ -49,11 +50,23 @@ def test_cli_writes_report_json_and_plots(tmp_path: Path) -> None:
     assert sum(m["agents"]["heuristic"]["games_by_seat"]) == 3
     report = (run / "report.md").read_text()
     assert "## 3 players" in report and "OpenSkill" in report and "Head to head" in report
+    timing = data["timing"]["0"]["heuristic"]
+    assert 0 < timing["p95_cpu_ms"] <= timing["max_cpu_ms"]
+    assert "95th pct. CPU ms" in report
     # Same arguments, same numbers (timings aside).
     assert main(args + ["--name", "b"]) == 0
     assert _numbers(run) == _numbers(tmp_path / "b")
     lines = (run / "games.jsonl").read_text().splitlines()
     assert len(lines) == 3 and json.loads(lines[0])["seats"][0] in ("heuristic", "random")
+
+
+def test_every_decision_s_cpu_time_is_recorded_for_the_percentile() -> None:
+    game = play_job(Job(matchup=0, lineup=("heuristic", "random", "random"), seed_index=0,
+                        seed=7, rotation=1))
+    assert [len(t) for t in game.decision_cpu_ms] == game.decisions
+    for seat, times in enumerate(game.decision_cpu_ms):
+        assert max(times) == pytest.approx(1000 * game.max_cpu_seconds[seat], abs=1e-3)
+        assert sum(times) == pytest.approx(1000 * game.cpu_seconds[seat], abs=1e-3 * len(times))
 
 
 def test_config_file_and_workers_give_the_same_numbers(tmp_path: Path) -> None:

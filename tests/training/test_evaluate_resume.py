@@ -137,6 +137,11 @@ def test_what_cannot_be_resumed_is_refused_and_left_unchanged(
     partial.write_bytes(original.splitlines(keepends=True)[0] + json.dumps(row).encode() + b"\n")
     with pytest.raises(InvalidConfigError, match="game 2 .*not one of this run's games"):
         resume(run_dir)
+    row = json.loads(original.splitlines()[1])
+    row["decision_cpu_ms"][0] = "fast"  # each decision's time must be a list of numbers
+    partial.write_bytes(original.splitlines(keepends=True)[0] + json.dumps(row).encode() + b"\n")
+    with pytest.raises(InvalidConfigError, match="game 2 .*not one of this run's games"):
+        resume(run_dir)
     partial.write_bytes(original + b'["not", "a", "game"]\n')
     with pytest.raises(InvalidConfigError, match="line 3: not a game record"):
         resume(run_dir)
