@@ -171,12 +171,15 @@ class ReplaySection(Schema):
 
 
 class LearnSection(Schema):
-    """Adam on ``SearchNet.loss`` over the replay window after each iteration's games."""
+    """Adam on ``SearchNet.loss`` over the replay window after each iteration's games;
+    ``anchor_weight`` > 0 adds that many times KL(first network's policy || the policy), a
+    pull towards the policy the run started from (learner.py says why)."""
 
     epochs: Positive = 2
     batch_size: Positive = 256
     learning_rate: PositiveFloat = 3e-4
     value_weight: Annotated[float, Field(ge=0)] = 1.0
+    anchor_weight: Annotated[float, Field(ge=0)] = 0.0
 
 
 class BudgetSection(Schema):
@@ -242,6 +245,15 @@ class ExpertConfig(Config):
             self.search.params()
         except InvalidConfigError as exc:
             raise FieldError("search", str(exc)) from None
+        return self
+
+    @model_validator(mode="after")
+    def _anchor_needs_warm_start(self) -> ExpertConfig:
+        if self.learn.anchor_weight > 0 and not (self.warm_start.net or self.warm_start.ppo):
+            raise FieldError(
+                "learn", "anchor_weight > 0 pulls towards the warm start's policy: give "
+                "warm_start.net or warm_start.ppo"
+            )
         return self
 
 

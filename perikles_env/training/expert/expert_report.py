@@ -63,9 +63,12 @@ def markdown(summary: dict[str, Any]) -> str:
         "",
     ]
     keys = sorted({k for h in history for k in h.get("eval", {})})
+    anchored = any("anchor_kl" in (h["learn"].get("held_out") or {}) for h in history)
     head = ("| iteration | games | positions | window | policy loss | value loss "
-            "| new positions: policy / value | policy entropy: network / targets | min |")
-    lines += [head + "".join(f" {k} |" for k in keys), "|" + "---:|" * (9 + len(keys))]
+            "| new positions: policy / value | policy entropy: network / targets "
+            + ("| KL from the anchor " if anchored else "") + "| min |")
+    lines += [head + "".join(f" {k} |" for k in keys),
+              "|" + "---:|" * (9 + anchored + len(keys))]
     for h in history:
         learn = h["learn"]
         new = learn.get("held_out")  # absent in runs from before it was recorded
@@ -76,6 +79,8 @@ def markdown(summary: dict[str, Any]) -> str:
             f"{new['policy']:.3f} / {new['value']:.3f}" if new else "-",
             f"{new['policy_entropy']:.3f} / {new['target_entropy']:.3f}"
             if new and "policy_entropy" in new else "-",  # recorded since after held_out
+            *([f"{new['anchor_kl']:.3f}" if new and "anchor_kl" in new else "-"]
+              if anchored else []),
             f"{h['seconds'] / 60:.1f}",
         ]
         for k in keys:
@@ -94,7 +99,9 @@ def markdown(summary: dict[str, Any]) -> str:
         "(held out: a value loss falling on the window but not here is the value fitting "
         "the recent games). Entropies: of the network's policy and of the search's targets "
         "on the new positions (both rising from one iteration to the next: the targets "
-        "flatten the policy they were searched from).",
+        "flatten the policy they were searched from)."
+        + (" KL from the anchor: KL(the first network's policy || the network's) on the new "
+           "positions (`learn.anchor_weight`)." if anchored else ""),
     ]
     if summary.get("learning_curve"):
         lines += ["", f"![learning curve]({summary['learning_curve']})"]

@@ -50,6 +50,7 @@ from .self_play_games import play_sharded
 CONFIG = "config.yaml"
 DATA = "data"
 NET = "net.pkn"
+ANCHOR = "anchor.pkn"  # the first network, kept while learn.anchor_weight pulls towards it
 PROG = "perikles-search-train"
 
 
@@ -152,9 +153,10 @@ class Run:
 
     def __init__(
         self, config: ExpertConfig, run_dir: Path, net: SearchNet, command: str,
-        warm: str, progress: bool, evaluator: Evaluator,
+        warm: str, progress: bool, evaluator: Evaluator, anchor: SearchNet | None = None,
     ) -> None:
         self.config, self.run_dir, self.net, self.command = config, run_dir, net, command
+        self.anchor = anchor
         self.warm, self.progress, self.evaluator = warm, progress, evaluator
         self.optimizer = make_optimizer(net, config.learn.learning_rate)
         self.window = dataset.ReplayWindow(config.replay.window)
@@ -202,10 +204,11 @@ class Run:
         self.population.record(stats.versus)
         dataset.save(_data_path(self.run_dir, i), data)
         self.window.add(i, data)
-        held_out = losses(self.net, data, c.learn.value_weight) if len(data) else None
+        held_out = (losses(self.net, data, c.learn.value_weight, anchor=self.anchor)
+                    if len(data) else None)
         learn = train(
             self.net, self.optimizer, self.window.data(), c.learn.epochs, c.learn.batch_size,
-            c.learn.value_weight, int(seeds[1]),
+            c.learn.value_weight, int(seeds[1]), self.anchor, c.learn.anchor_weight,
         )
         learn["held_out"] = held_out  # the new positions, before the update learnt them
         record: dict[str, Any] = {
@@ -269,6 +272,8 @@ class Run:
                 if learn.get("held_out"):
                     new = learn["held_out"]
                     loss += f" (new positions {new['policy']:.3f} / {new['value']:.3f})"
+                    if "anchor_kl" in new:
+                        loss += f"; KL from the anchor {new['anchor_kl']:.3f}"
                 print(
                     f"{PROG}: " + budget.line(self.seconds, rows, self.iteration)
                     + f"; {loss}" + (f"; {rates}" if rates else ""),
@@ -350,6 +355,12 @@ def run(
         except InvalidConfigError as exc:
             raise InvalidConfigError(f"{run_dir / CONFIG}: {exc}") from None
         ckpt = resumable_checkpoint(run_dir, config)
+        if ckpt is not None and config.learn.anchor_weight > 0 and not (run_dir / ANCHOR).is_file():
+            raise InvalidConfigError(
+                f"--resume: learn.anchor_weight needs {run_dir / ANCHOR} (the network the run "
+                "started from), which is missing: a run started without an anchor cannot "
+                "take one later"
+            )
         if ckpt is None:  # killed before its first checkpoint: iteration 1 again, same seeds
             loaded = check_warm_start(config)
             print(f"{PROG}: {run_dir} has no checkpoint yet: starting it again at iteration 1",
@@ -368,8 +379,13 @@ def run(
             net, warm = initial_net(config, loaded, run_dir, show)
         else:
             net, warm = ckpt.net, ckpt.run["warm_start"]
+        anchor = None
+        if config.learn.anchor_weight > 0:
+            if ckpt is None:
+                save_net(run_dir / ANCHOR, net)
+            anchor = load_net(run_dir / ANCHOR).eval().requires_grad_(False)
         torch.set_num_threads(config.torch_threads)
-        state = Run(config, run_dir, net, command, warm, show, evaluator)
+        state = Run(config, run_dir, net, command, warm, show, evaluator, anchor)
         if ckpt is not None:
             state.restore(ckpt)
         else:
