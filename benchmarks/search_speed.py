@@ -15,6 +15,11 @@ between heuristic players at 4 players. A batch is filled two ways:
 "sims/s" counts the simulations after each root's evaluation per second of this process's
 CPU time (one core, torch on one thread; CPU time so that jobs sharing the machine do not skew
 the figures); "eval %" is the share of that time spent in the evaluator.
+
+A second table times the ``search`` spec's decisions (its play settings, the shipped
+network) on the same states, the network run two ways: inside the C++ search
+(native/players/net_forward.hpp, what ``search`` does) and in torch, called from the Python
+loop once per leaf (what it did before).
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from perikles_env.engine.backend import native_error  # noqa: E402
 PLAYERS = 4
 MID_GAME_TURN = 2
 BATCHES = (1, 16, 64)
+ROUNDS = 2  # of the spec's decisions, each way
 
 
 def mid_game_states(count: int) -> list[Game]:
@@ -72,6 +78,21 @@ class Timed:
         out = self.inner.evaluate(obs, masks)
         self.seconds += time.process_time() - start
         return out
+
+
+def spec_decisions(states: list[Game], python_loop: bool) -> tuple[float, float, list[int]]:
+    """(mean CPU ms per decision, network share, the actions) of the ``search`` spec on
+    ``states``; with ``python_loop`` the shipped network is called in torch from the Python
+    loop (``Timed`` hides its C++ layers), else it runs inside the C++ search (no share
+    measured: 0)."""
+    agent = make_agent("search")
+    evaluator = Timed(agent.evaluator) if python_loop else agent.evaluator
+    search = Search(evaluator, agent.params)
+    start = time.process_time()
+    actions = [search.run([g], [g.current], [i])[0].action for i, g in enumerate(states)]
+    total = time.process_time() - start
+    share = evaluator.seconds / total if python_loop else 0.0
+    return 1000 * total / len(states), share, actions
 
 
 class TorchMLP:
@@ -152,6 +173,22 @@ def main() -> None:
                 rate, share = measure(evaluator, states, args.sims, batch, parallel)
                 how = "parallel" if parallel else "virtual loss"
                 print(f"| {name} | {batch} | {how} | {rate:,.0f} | {100 * share:.0f} |", flush=True)
+    print()
+    print("| `search` (the shipped network) | CPU ms per decision | network % |")
+    print("|---|---:|---:|")
+    runs: dict[str, list[tuple[float, float, list[int]]]] = {}
+    for _ in range(ROUNDS):  # alternated, the quickest round kept: jobs beside it disturb less
+        for name, python_loop in (("torch, Python loop", True), ("in the C++ search", False)):
+            runs.setdefault(name, []).append(spec_decisions(states, python_loop))
+    times, actions = {}, {}
+    for name, rounds in runs.items():
+        times[name], share, actions[name] = min(rounds)
+        shown = f"{100 * share:.0f}" if name.startswith("torch") else "-"
+        print(f"| {name} | {times[name]:.0f} | {shown} |", flush=True)
+    ratio = times["torch, Python loop"] / times["in the C++ search"]
+    same = sum(a == b for a, b in zip(*actions.values(), strict=True))
+    print(f"the network in C++: {ratio:.2f}x the decisions per CPU second; the same action "
+          f"in {same} of {len(states)} decisions (float32 rounding, another order of sums)")
 
 
 if __name__ == "__main__":

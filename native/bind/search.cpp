@@ -34,6 +34,31 @@ struct PySearch {
   }
 };
 
+using Weight = nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using Bias = nb::ndarray<const float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+// A torch.nn.Linear as (weight [out, in], bias [out] or None), float32.
+pk::search::Dense dense(nb::handle layer) {
+  nb::tuple pair = nb::cast<nb::tuple>(layer);
+  need(pair.size() == 2, "a layer is a (weight, bias) pair");
+  Weight w = nb::cast<Weight>(pair[0]);
+  const float* bias = nullptr;
+  if (!pair[1].is_none()) {
+    Bias b = nb::cast<Bias>(pair[1]);
+    need(b.shape(0) == w.shape(0), "a layer's bias needs one entry per output");
+    bias = b.data();
+  }
+  need(w.shape(0) >= 1 && w.shape(1) >= 1 && w.shape(0) <= 4096 && w.shape(1) <= 1 << 16,
+       "a layer's weight must be [out, in] with 1..4096 outputs");
+  return pk::search::Dense(static_cast<int>(w.shape(1)), static_cast<int>(w.shape(0)), w.data(), bias);
+}
+
+std::vector<pk::search::Dense> layers(nb::list list) {
+  std::vector<pk::search::Dense> out;
+  for (nb::handle h : list) out.push_back(dense(h));
+  return out;
+}
+
 std::vector<double> completed(const std::vector<double>& prior, const std::vector<int>& visits,
                               const std::vector<double>& q, double raw, double c_visit, double c_scale,
                               bool rescale) {
@@ -83,6 +108,55 @@ void bind_search(nb::module_& m) {
         });
       }, nb::arg("logits").noconvert(), nb::arg("values").noconvert())
       .def("stop", [](PySearch& s) { auto lock = s.exclusive(); s.search.stop(); })
+      // a SearchNet's layers (agents/search/native_net.py), copied: later changes to the
+      // arrays do not reach the search until set_net is called again
+      .def("set_net", [](PySearch& s, nb::list policy_trunk, nb::list value_trunk, nb::handle action_net,
+                         nb::handle action_context, nb::handle action_embed, nb::handle score_hidden,
+                         nb::handle score_out, Bias action_linear, nb::handle value_head, bool tanh,
+                         std::vector<int> players) {
+        pk::search::NetWeights w;
+        PySearch::checked([&] {
+          w.policy_trunk = layers(policy_trunk);
+          w.value_trunk = layers(value_trunk);
+          w.action_net = dense(action_net);
+          w.action_context = dense(action_context);
+          w.action_embed = dense(action_embed);
+          w.score_hidden = dense(score_hidden);
+          w.score_out = dense(score_out);
+          w.action_linear.assign(action_linear.data(), action_linear.data() + action_linear.shape(0));
+          w.value_head = dense(value_head);
+          return 0;
+        });
+        w.tanh = tanh;
+        w.players = std::move(players);
+        auto lock = s.exclusive();
+        PySearch::checked([&] { s.search.set_net(std::move(w)); return 0; });
+      }, nb::arg("policy_trunk"), nb::arg("value_trunk"), nb::arg("action_net"), nb::arg("action_context"),
+         nb::arg("action_embed"), nb::arg("score_hidden"), nb::arg("score_out"), nb::arg("action_linear"),
+         nb::arg("value_head"), nb::arg("tanh"), nb::arg("players"))
+      .def_prop_ro("has_net", [](PySearch& s) { return s.search.has_net(); })
+      .def("run", [](PySearch& s, int rows, double seconds, float prior_temp) {
+        need(rows >= 1 && rows <= (1 << 16), "rows must be 1 to 65536");
+        auto lock = s.exclusive();
+        nb::gil_scoped_release release;
+        auto counts = PySearch::checked([&] { return s.search.run(rows, seconds, prior_temp); });
+        return std::make_pair(counts.evaluations, counts.calls);
+      }, nb::arg("rows"), nb::arg("seconds"), nb::arg("prior_temp"))
+      // the attached network on rows of observations of n-player games (tests, benchmarks)
+      .def("net_evaluate", [](PySearch& s, Array<float, 2> obs, std::vector<int> players, float prior_temp,
+                              Array<float, 2> logits, Array<float, 2> values) {
+        need(obs.shape(1) == static_cast<size_t>(s.search.obs_size()), "obs: wrong width for these features");
+        need(players.size() == obs.shape(0) && logits.shape(0) == obs.shape(0) && values.shape(0) == obs.shape(0),
+             "one player count, logits row and values row per observation");
+        need(logits.shape(1) == static_cast<size_t>(pk::NUM_ACTIONS), "logits: wrong width (957 expected)");
+        auto lock = s.exclusive();
+        PySearch::checked([&] {
+          s.search.net_evaluate(static_cast<int>(obs.shape(0)), obs.data(), players.data(), prior_temp,
+                                logits.data(), values.data(), static_cast<int>(values.shape(1)));
+          return 0;
+        });
+      }, nb::arg("obs").noconvert(), nb::arg("players"), nb::arg("prior_temp"), nb::arg("logits").noconvert(),
+         nb::arg("values").noconvert())
       .def("results", [](PySearch& s, Array<int32_t> actions, Array<int32_t> sims, Array<float, 2> policy,
                          Array<int32_t, 2> visits, Array<float, 2> prior, Array<float, 2> values) {
         auto lock = s.exclusive();

@@ -9,6 +9,8 @@
 //   heuristic_commit.cpp
 //   search.hpp, search.cpp            network-guided IS-MCTS, many trees at once, leaves
 //                                     written for a batched evaluator (agents/search)
+//   net_forward.hpp, net_forward.cpp  the search network's forward pass (SearchNet's
+//                                     weights), so a search runs without Python per leaf
 #pragma once
 
 #include "players/heuristic.hpp"

@@ -4,6 +4,7 @@
 #include "players/search.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -406,6 +407,51 @@ void Search::feed(int n, const float* logits, const float* values, int width) {
     if (leaf.path.size() > 1) ++t.done;
   }
   leaves_.clear();
+}
+
+void Search::set_net(NetWeights weights) {
+  if (p_.features.empty() || p_.features.back() != FEATURE_ACTIONS)
+    throw std::invalid_argument("a network needs the actions feature block last");
+  net_ = std::make_unique<NetForward>(std::move(weights), obs_size_);
+}
+
+Search::RunCounts Search::run(int rows, double seconds, float prior_temp) {
+  if (!net_) throw std::invalid_argument("run needs a network: set_net first");
+  if (rows < 1) throw std::invalid_argument("rows must be at least 1");
+  if (!(prior_temp > 0.0f) || !std::isfinite(prior_temp)) throw std::invalid_argument("prior_temp must be > 0");
+  if (rows != net_rows_) {
+    net_rows_ = rows;
+    net_obs_.assign(static_cast<size_t>(rows) * obs_size_, 0.0f);
+    net_mask_ = std::make_unique<bool[]>(static_cast<size_t>(rows) * NUM_ACTIONS);
+    net_logits_.assign(static_cast<size_t>(rows) * NUM_ACTIONS, 0.0f);
+  }
+  const int width = net_->num_players();
+  net_values_.assign(static_cast<size_t>(rows) * width, 0.0f);
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + std::chrono::duration<double>(seconds);
+  RunCounts counts;
+  while (int n = collect({net_obs_.data(), net_mask_.get(), rows})) {
+    for (int r = 0; r < n; ++r)
+      net_->evaluate(net_obs_.data() + static_cast<size_t>(r) * obs_size_, leaves_[r].n, prior_temp,
+                     net_logits_.data() + static_cast<size_t>(r) * NUM_ACTIONS,
+                     net_values_.data() + static_cast<size_t>(r) * width);
+    feed(n, net_logits_.data(), net_values_.data(), width);
+    counts.evaluations += n;
+    ++counts.calls;
+    if (seconds > 0.0 && clock::now() >= deadline) stop();
+  }
+  return counts;
+}
+
+void Search::net_evaluate(int n, const float* obs, const int* players, float prior_temp, float* logits,
+                          float* values, int width) {
+  if (!net_) throw std::invalid_argument("net_evaluate needs a network: set_net first");
+  if (width != net_->num_players()) throw std::invalid_argument("values need one column per seat of the network");
+  for (int r = 0; r < n; ++r)
+    if (!net_->plays(players[r])) throw std::invalid_argument("a row of a player count this network does not play");
+  for (int r = 0; r < n; ++r)
+    net_->evaluate(obs + static_cast<size_t>(r) * obs_size_, players[r], prior_temp,
+                   logits + static_cast<size_t>(r) * NUM_ACTIONS, values + static_cast<size_t>(r) * width);
 }
 
 void Search::result(int i, Result& out) const {

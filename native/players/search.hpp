@@ -6,6 +6,10 @@
 //   while ((n = s.collect(out))) s.feed(n, logits, values);   // the caller's network
 //   s.result(i, ...);
 //
+// or, with the network's weights attached (net_forward.hpp), the whole loop in C++:
+//
+//   s.set_net(weights);  s.start(...);  s.run(rows, seconds, prior_temp);  s.result(i, ...);
+//
 // A simulation of search i determinizes a copy of its root game for the searching player
 // (Game::determinize with the next seed of the search's SplitMix64 stream), walks the tree
 // on that sample (only the actions legal in the sample compete; decisions with one legal
@@ -17,10 +21,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine/game.hpp"
 #include "engine/generated/params.hpp"  // Params: agents/search/params.py SearchParams, generated
+#include "players/net_forward.hpp"
 
 namespace pk::search {
 
@@ -115,6 +121,22 @@ class Search {
   void feed(int n, const float* logits, const float* values, int width);
   // No new simulation starts in a search that has completed or started one (a time budget).
   void stop() { stopped_ = true; }
+  // Attaches a copy of a network (std::invalid_argument unless its layers fit this search's
+  // observations, the per-action block last); `run` then evaluates the leaves with it.
+  void set_net(NetWeights weights);
+  bool has_net() const { return net_ != nullptr; }
+  struct RunCounts {
+    int64_t evaluations = 0, calls = 0;
+  };
+  // collect and feed with the attached network until every search is finished, `rows` leaves
+  // a batch, each logit divided by `prior_temp`; once `seconds` (> 0) of wall clock have
+  // passed after a batch, stop(). The loop of agents/search/puct.py, without a Python call
+  // per batch. Throws std::invalid_argument without a network.
+  RunCounts run(int rows, double seconds, float prior_temp);
+  // The attached network on n observation rows (players[r]: row r's player count): logits
+  // [n][NUM_ACTIONS], values [n][width], width its num_players. Checks everything first.
+  void net_evaluate(int n, const float* obs, const int* players, float prior_temp, float* logits,
+                    float* values, int width);
   bool finished(int i) const;
   void result(int i, Result& out) const;
 
@@ -130,6 +152,10 @@ class Search {
   std::vector<double> scratch_prior_, scratch_w_, scratch_q_;
   std::vector<int> scratch_n_, scratch_idx_;
   Game playout_;
+  std::unique_ptr<NetForward> net_;
+  std::vector<float> net_obs_, net_logits_, net_values_;
+  std::unique_ptr<bool[]> net_mask_;
+  int net_rows_ = 0;
   Actions ai_legal_;
   std::vector<double> ai_scores_;
 

@@ -242,15 +242,51 @@ class SearchNet(torch.nn.Module):
         if not masks.any(axis=1).all():
             raise ValueError("every row of masks needs at least one legal action")
         if obs.shape[0]:
-            counts = set(players_of(obs).tolist())
-            if not counts <= set(self.players):
-                raise ValueError(
-                    f"observations of a {min(counts - set(self.players))}-player game: this "
-                    f"network plays {'/'.join(map(str, self.players))}-player games"
-                )
+            self.check_counts(players_of(obs).tolist())
         with torch.inference_mode():
             logits, values = self(torch.from_numpy(obs), torch.from_numpy(masks))
         return logits.numpy(), values.numpy()
+
+    def check_counts(self, counts: Sequence[int]) -> None:
+        """``ValueError`` naming the first of ``counts`` (player counts) it does not play."""
+        missing = set(counts) - set(self.players)
+        if missing:
+            raise ValueError(
+                f"observations of a {min(missing)}-player game: this "
+                f"network plays {'/'.join(map(str, self.players))}-player games"
+            )
+
+    def native_layers(self) -> dict[str, Any]:
+        """Its layers as the C++ search's ``set_net`` takes them (native/players/net_forward.hpp):
+        float32 copies of each ``Linear``'s (weight, bias), so a search runs its whole loop in
+        C++ (``puct.Search``); the outputs agree with ``evaluate``'s to float32 rounding."""
+
+        def pair(layer: torch.nn.Linear) -> tuple[np.ndarray, np.ndarray | None]:
+            bias = None if layer.bias is None else layer.bias.detach().numpy().copy()
+            return layer.weight.detach().numpy().copy(), bias
+
+        def linears(seq: torch.nn.Sequential) -> list[tuple[np.ndarray, np.ndarray | None]]:
+            return [pair(m) for m in seq if isinstance(m, torch.nn.Linear)]
+
+        score_hidden, score_out = linears(self.action_score)
+        return {
+            "policy_trunk": linears(self.policy_trunk),
+            "value_trunk": linears(self.value_trunk),
+            "action_net": pair(self.action_net),
+            "action_context": pair(self.action_context),
+            "action_embed": pair(self.action_embed),
+            "score_hidden": score_hidden,
+            "score_out": score_out,
+            "action_linear": self.action_linear.weight.detach().numpy()[0].copy(),
+            "value_head": pair(self.value_head),
+            "tanh": self.settings.activation == "tanh",
+            "players": list(self.players),
+        }
+
+    def weights_version(self) -> tuple[tuple[int, int], ...]:
+        """Changes whenever a weight is replaced or changed in place (an optimiser step,
+        ``load_state_dict``): a search re-reads ``native_layers`` when it differs."""
+        return tuple((id(p), p._version) for p in self.parameters())
 
 
 def _check_targets(

@@ -80,6 +80,7 @@ class Search:
         )
         self._obs = np.zeros((p.batch, self._core.obs_size), dtype=np.float32)
         self._masks = np.zeros((p.batch, NUM_ACTIONS), dtype=np.bool_)
+        self._net_version: tuple[Any, ...] | None = None  # of the weights the core holds
         self.evaluations = 0  # leaves evaluated by the last run
         self.calls = 0  # evaluator calls of the last run
 
@@ -101,6 +102,12 @@ class Search:
             [g.core for g in roots], [int(p) for p in players], [int(s) % 2**64 for s in seeds]
         )
         p = self.params
+        if self._attach_network([g.n for g in roots]):  # the whole loop in C++
+            try:
+                self.evaluations, self.calls = core.run(p.batch, p.seconds, p.prior_temp)
+            except ValueError as e:
+                raise EvaluationError(f"network output refused: {e}") from e
+            return self._results(roots)
         deadline = time.perf_counter() + p.seconds if p.seconds > 0 else None
         self.evaluations = self.calls = 0
         while n := core.collect(self._obs, self._masks):
@@ -114,6 +121,19 @@ class Search:
             if deadline is not None and time.perf_counter() >= deadline:
                 core.stop()  # each search still completes one simulation
         return self._results(roots)
+
+    def _attach_network(self, counts: Sequence[int]) -> bool:
+        """Whether the evaluator's network runs inside the C++ search (a ``SearchNet``: it has
+        ``native_layers``); its weights are copied again whenever they changed."""
+        evaluator: Any = self.evaluator
+        if not hasattr(evaluator, "native_layers"):
+            return False
+        evaluator.check_counts(counts)
+        version = evaluator.weights_version()
+        if version != self._net_version:
+            self._core.set_net(**evaluator.native_layers())
+            self._net_version = version
+        return True
 
     def _evaluate(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         logits, values = self.evaluator.evaluate(self._obs[:n], self._masks[:n])
