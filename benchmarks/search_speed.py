@@ -16,6 +16,7 @@ between heuristic players at 4 players. A batch is filled two ways:
 CPU time (one core, torch on one thread; CPU time so that jobs sharing the machine do not skew
 the figures); "eval %" is the share of that time spent in the evaluator.
 
+The shipped network is timed both ways too (rows "shipped network, torch" and "in C++").
 A second table times the ``search`` spec's decisions (its play settings, the shipped
 network) on the same states, the network run two ways: inside the C++ search
 (native/players/net_forward.hpp, what ``search`` does) and in torch, called from the Python
@@ -125,9 +126,12 @@ class TorchMLP:
 
 def measure(
     evaluator: Any, states: list[Game], sims: int, batch: int, parallel: bool
-) -> tuple[float, float]:
-    """(simulations per CPU second, evaluator share of the time) over every state."""
-    timed = Timed(evaluator)
+) -> tuple[float, float | None]:
+    """(simulations per CPU second, evaluator share of the time) over every state; a
+    network that runs inside the C++ search (``native_layers``) is not wrapped, and its
+    share is not measured (None)."""
+    inside = hasattr(evaluator, "native_layers")
+    timed = evaluator if inside else Timed(evaluator)
     params = SearchParams(sims=sims, batch=batch, leaves_per_search=1 if parallel else batch)
     search = Search(timed, params)
     group = batch if parallel else 1
@@ -138,7 +142,7 @@ def measure(
         results = search.run(chunk, [g.current for g in chunk], list(range(i, i + len(chunk))))
         done += sum(r.sims for r in results)
     total = time.process_time() - start
-    return done / total, timed.seconds / total
+    return done / total, None if inside else timed.seconds / total
 
 
 def main() -> None:
@@ -157,6 +161,9 @@ def main() -> None:
         probe = Search(UniformEvaluator(PLAYERS), SearchParams(batch=1))
         obs_size = probe._obs.shape[1]
         evaluators[f"torch MLP {args.hidden}x2"] = TorchMLP(obs_size, args.hidden)
+        shipped = make_agent("search").evaluator
+        evaluators["shipped network, torch"] = Timed(shipped)  # hides its C++ layers
+        evaluators["shipped network, in C++"] = shipped
     except ImportError:
         print("(torch not installed: the MLP rows are skipped)")
     print(
@@ -172,7 +179,8 @@ def main() -> None:
                     continue  # the same search as parallel batch 1
                 rate, share = measure(evaluator, states, args.sims, batch, parallel)
                 how = "parallel" if parallel else "virtual loss"
-                print(f"| {name} | {batch} | {how} | {rate:,.0f} | {100 * share:.0f} |", flush=True)
+                shown = "-" if share is None else f"{100 * share:.0f}"
+                print(f"| {name} | {batch} | {how} | {rate:,.0f} | {shown} |", flush=True)
     print()
     print("| `search` (the shipped network) | CPU ms per decision | network % |")
     print("|---|---:|---:|")

@@ -17,14 +17,20 @@ Dense::Dense(int in_, int out_, const float* w, const float* bias) : in(in_), ou
   if (bias) b.assign(bias, bias + out);
 }
 
-void Dense::apply(const float* x, float* y) const {
-  if (b.empty()) std::fill(y, y + out, 0.0f);
-  else std::copy(b.begin(), b.end(), y);
+void Dense::apply(const float* x, int x_stride, float* y, int y_stride, int rows) const {
+  for (int r = 0; r < rows; ++r) {
+    float* yr = y + static_cast<size_t>(r) * y_stride;
+    if (b.empty()) std::fill(yr, yr + out, 0.0f);
+    else std::copy(b.begin(), b.end(), yr);
+  }
   for (int i = 0; i < in; ++i) {
-    const float xi = x[i];
-    if (xi == 0.0f) continue;
-    const float* row = wt.data() + static_cast<size_t>(i) * out;
-    for (int o = 0; o < out; ++o) y[o] += xi * row[o];
+    const float* __restrict row = wt.data() + static_cast<size_t>(i) * out;
+    for (int r = 0; r < rows; ++r) {
+      const float xi = x[static_cast<size_t>(r) * x_stride + i];
+      if (xi == 0.0f) continue;
+      float* __restrict yr = y + static_cast<size_t>(r) * y_stride;  // (the weights are the layer's own)
+      for (int o = 0; o < out; ++o) yr[o] += xi * row[o];
+    }
   }
 }
 
@@ -43,7 +49,7 @@ int chain(const std::vector<Dense>& layers, int in, const char* what) {
 }
 }  // namespace
 
-NetForward::NetForward(NetWeights w, int obs_size) : w_(std::move(w)) {
+NetForward::NetForward(NetWeights w, int obs_size) : w_(std::move(w)), obs_size_(obs_size) {
   state_size_ = obs_size - feat::ACTIONS_SIZE;
   need(state_size_ >= 1, "the observation has no state part before the per-action block");
   int latent = chain(w_.policy_trunk, state_size_, "policy trunk: the layers do not chain from the state part");
@@ -61,13 +67,9 @@ NetForward::NetForward(NetWeights w, int obs_size) : w_(std::move(w)) {
   need(!w_.players.empty() && std::is_sorted(w_.players.begin(), w_.players.end()) &&
            w_.players.front() >= MINP && w_.players.back() == w_.value_head.out,
        "players: increasing counts up to the value head's outputs expected");
-  int widest = std::max(latent, value);
+  widest_ = 1;
   for (const auto* layers : {&w_.policy_trunk, &w_.value_trunk})
-    for (const Dense& d : *layers) widest = std::max(widest, d.out);
-  a_.resize(widest);
-  b_.resize(widest);
-  latent_.resize(latent);
-  ctx_.resize(hidden);
+    for (const Dense& d : *layers) widest_ = std::max(widest_, d.out);
   blank_in_.resize(hidden);
   h_.resize(hidden);
   embed_.resize(hidden);
@@ -84,12 +86,13 @@ void NetForward::activate(float* x, int k) const {
     for (int i = 0; i < k; ++i) x[i] = std::max(x[i], 0.0f);
 }
 
-const float* NetForward::trunk(const std::vector<Dense>& layers, const float* x) {
+const float* NetForward::trunk(const std::vector<Dense>& layers, const float* x, int x_stride, int rows) {
   float* out = a_.data();
   for (const Dense& d : layers) {
-    d.apply(x, out);
-    activate(out, d.out);
+    d.apply(x, x_stride, out, widest_, rows);
+    for (int r = 0; r < rows; ++r) activate(out + static_cast<size_t>(r) * widest_, d.out);
     x = out;
+    x_stride = widest_;
     out = out == a_.data() ? b_.data() : a_.data();
   }
   return x;
@@ -106,37 +109,51 @@ float NetForward::score(const float* x) {
   return s;
 }
 
-void NetForward::evaluate(const float* obs, int n, float prior_temp, float* logits, float* values) {
-  need(plays(n), "a leaf of a player count this network does not play");
-  const float* latent = trunk(w_.policy_trunk, obs);
-  std::copy(latent, latent + latent_.size(), latent_.begin());
-  w_.action_net.apply(latent_.data(), logits);
-  w_.action_context.apply(latent_.data(), ctx_.data());
-  const float blank = score(ctx_.data());
-  for (int a = 0; a < NUM_ACTIONS; ++a) logits[a] += blank;
-  // scored ids: own = score(ctx + embed(f)) - blank + action_linear . f (action_scoring.scored_parts)
-  const float* per_action = obs + state_size_;
-  const int hidden = static_cast<int>(ctx_.size());
-  std::vector<float>& x = embed_;
-  for (int a = 0; a < NUM_ACTIONS; ++a) {
-    const float* f = per_action + static_cast<size_t>(a) * feat::ACTION_PER;
-    if (!(f[feat::SCORED] > 0.0f)) continue;
-    w_.action_embed.apply(f, x.data());
-    for (int j = 0; j < hidden; ++j) x[j] += ctx_[j];
-    float linear = 0.0f;
-    for (int c = 0; c < feat::ACTION_PER; ++c) linear += w_.action_linear[c] * f[c];
-    logits[a] += (score(x.data()) - blank) + linear;
+void NetForward::evaluate(int rows, const float* obs, const int* players, float prior_temp, float* logits,
+                          float* values) {
+  for (int r = 0; r < rows; ++r) need(plays(players[r]), "a row of a player count this network does not play");
+  const size_t need_rows = static_cast<size_t>(std::max(rows, 1));
+  if (a_.size() < need_rows * widest_) a_.resize(need_rows * widest_), b_.resize(need_rows * widest_);
+  const int latent_size = w_.action_net.in, hidden = w_.action_context.out, seats = w_.value_head.out;
+  latent_.resize(need_rows * latent_size);
+  ctx_.resize(need_rows * hidden);
+  const float* latent = trunk(w_.policy_trunk, obs, obs_size_, rows);
+  for (int r = 0; r < rows; ++r)
+    std::copy(latent + static_cast<size_t>(r) * widest_, latent + static_cast<size_t>(r) * widest_ + latent_size,
+              latent_.begin() + static_cast<size_t>(r) * latent_size);
+  w_.action_net.apply(latent_.data(), latent_size, logits, NUM_ACTIONS, rows);
+  w_.action_context.apply(latent_.data(), latent_size, ctx_.data(), hidden, rows);
+  for (int r = 0; r < rows; ++r) {
+    float* row_logits = logits + static_cast<size_t>(r) * NUM_ACTIONS;
+    const float* ctx = ctx_.data() + static_cast<size_t>(r) * hidden;
+    const float blank = score(ctx);
+    for (int a = 0; a < NUM_ACTIONS; ++a) row_logits[a] += blank;
+    // scored ids: own = score(ctx + embed(f)) - blank + action_linear . f (action_scoring.scored_parts)
+    const float* per_action = obs + static_cast<size_t>(r) * obs_size_ + state_size_;
+    std::vector<float>& x = embed_;
+    for (int a = 0; a < NUM_ACTIONS; ++a) {
+      const float* f = per_action + static_cast<size_t>(a) * feat::ACTION_PER;
+      if (!(f[feat::SCORED] > 0.0f)) continue;
+      w_.action_embed.apply(f, x.data());
+      for (int j = 0; j < hidden; ++j) x[j] += ctx[j];
+      float linear = 0.0f;
+      for (int c = 0; c < feat::ACTION_PER; ++c) linear += w_.action_linear[c] * f[c];
+      row_logits[a] += (score(x.data()) - blank) + linear;
+    }
+    if (prior_temp != 1.0f)
+      for (int a = 0; a < NUM_ACTIONS; ++a) row_logits[a] /= prior_temp;
   }
-  if (prior_temp != 1.0f)
-    for (int a = 0; a < NUM_ACTIONS; ++a) logits[a] /= prior_temp;
-  const float* v = trunk(w_.value_trunk, obs);
-  const int seats = w_.value_head.out;
-  float raw[MAXP];
-  w_.value_head.apply(v, raw);
-  float top = raw[0], total = 0.0f;
-  for (int k = 1; k < n; ++k) top = std::max(top, raw[k]);
-  for (int k = 0; k < seats; ++k) total += values[k] = k < n ? std::exp(raw[k] - top) : 0.0f;
-  for (int k = 0; k < n; ++k) values[k] /= total;
+  const float* v = trunk(w_.value_trunk, obs, obs_size_, rows);
+  for (int r = 0; r < rows; ++r) {
+    const int n = players[r];
+    float raw[MAXP];
+    float* out = values + static_cast<size_t>(r) * seats;
+    w_.value_head.apply(v + static_cast<size_t>(r) * widest_, raw);
+    float top = raw[0], total = 0.0f;
+    for (int k = 1; k < n; ++k) top = std::max(top, raw[k]);
+    for (int k = 0; k < seats; ++k) total += out[k] = k < n ? std::exp(raw[k] - top) : 0.0f;
+    for (int k = 0; k < n; ++k) out[k] /= total;
+  }
 }
 
 }  // namespace pk::search

@@ -6,7 +6,9 @@
 //
 // Each layer keeps its weights transposed ([in][out]) and adds one input's row at a time,
 // skipping zero inputs: an observation is mostly zeros (one-hot blocks, empty per-action rows),
-// and the rows vectorise without reordering any output's sum.
+// and the rows vectorise without reordering any output's sum. A batch goes through each layer
+// together, every weight row used for all its rows while it is in cache; each output is
+// still summed in input order, so a row's answer does not depend on the rows beside it.
 #pragma once
 
 #include <vector>
@@ -22,7 +24,9 @@ struct Dense {
   std::vector<float> b;   // [out], empty: no bias
   Dense() = default;
   Dense(int in_, int out_, const float* w, const float* bias);
-  void apply(const float* x, float* y) const;
+  void apply(const float* x, float* y) const { apply(x, 0, y, 0, 1); }
+  // `rows` inputs x[r * x_stride ...] -> outputs y[r * y_stride ...].
+  void apply(const float* x, int x_stride, float* y, int y_stride, int rows) const;
 };
 
 // The layers of a SearchNet (NetSettings: policy_arch, value_arch, activation, players).
@@ -44,17 +48,20 @@ class NetForward {
   NetForward(NetWeights w, int obs_size);
   int num_players() const { return w_.value_head.out; }
   bool plays(int n) const;
-  // One row: obs [obs_size] of a game of `n` players -> logits [NUM_ACTIONS] (every id, as
-  // the heads give them, each divided by `prior_temp`) and values [num_players] (softmax over
-  // the first n, 0 after). Throws std::invalid_argument unless plays(n).
-  void evaluate(const float* obs, int n, float prior_temp, float* logits, float* values);
+  // `rows` rows: obs [rows][obs_size], row r of a game of players[r] players -> logits
+  // [rows][NUM_ACTIONS] (every id, as the heads give them, each divided by `prior_temp`) and
+  // values [rows][num_players] (softmax over the row's first players[r], 0 after). Throws
+  // std::invalid_argument, before writing anything, unless it plays every row's count.
+  void evaluate(int rows, const float* obs, const int* players, float prior_temp, float* logits,
+                float* values);
 
  private:
   NetWeights w_;
-  int state_size_;
+  int obs_size_, state_size_, widest_;
   std::vector<float> a_, b_, latent_, ctx_, blank_in_, h_, embed_;
 
-  const float* trunk(const std::vector<Dense>& layers, const float* x);
+  // The trunk on `rows` rows of x (stride x_stride): a pointer to its output rows (stride widest_).
+  const float* trunk(const std::vector<Dense>& layers, const float* x, int x_stride, int rows);
   float score(const float* x);  // action_score(x): act, Linear, act, Linear
   void activate(float* x, int k) const;
 };

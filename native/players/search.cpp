@@ -430,11 +430,10 @@ Search::RunCounts Search::run(int rows, double seconds, float prior_temp) {
   using clock = std::chrono::steady_clock;
   const auto deadline = clock::now() + std::chrono::duration<double>(seconds);
   RunCounts counts;
+  std::vector<int> counts_of(rows);
   while (int n = collect({net_obs_.data(), net_mask_.get(), rows})) {
-    for (int r = 0; r < n; ++r)
-      net_->evaluate(net_obs_.data() + static_cast<size_t>(r) * obs_size_, leaves_[r].n, prior_temp,
-                     net_logits_.data() + static_cast<size_t>(r) * NUM_ACTIONS,
-                     net_values_.data() + static_cast<size_t>(r) * width);
+    for (int r = 0; r < n; ++r) counts_of[r] = leaves_[r].n;
+    net_->evaluate(n, net_obs_.data(), counts_of.data(), prior_temp, net_logits_.data(), net_values_.data());
     feed(n, net_logits_.data(), net_values_.data(), width);
     counts.evaluations += n;
     ++counts.calls;
@@ -447,11 +446,7 @@ void Search::net_evaluate(int n, const float* obs, const int* players, float pri
                           float* values, int width) {
   if (!net_) throw std::invalid_argument("net_evaluate needs a network: set_net first");
   if (width != net_->num_players()) throw std::invalid_argument("values need one column per seat of the network");
-  for (int r = 0; r < n; ++r)
-    if (!net_->plays(players[r])) throw std::invalid_argument("a row of a player count this network does not play");
-  for (int r = 0; r < n; ++r)
-    net_->evaluate(obs + static_cast<size_t>(r) * obs_size_, players[r], prior_temp,
-                   logits + static_cast<size_t>(r) * NUM_ACTIONS, values + static_cast<size_t>(r) * width);
+  net_->evaluate(n, obs, players, prior_temp, logits, values);
 }
 
 void Search::result(int i, Result& out) const {

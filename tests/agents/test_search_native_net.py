@@ -68,6 +68,11 @@ def test_the_forward_pass_agrees_with_torch(settings, mixed) -> None:
     counts = players_of(obs)
     for row, n in enumerate(counts):
         assert (c_values[row, n:] == 0).all() and abs(c_values[row, :n].sum() - 1) < 1e-6
+    # a row's answer is the same bits whatever rows share its batch
+    for row in (0, len(obs) // 2, len(obs) - 1):
+        one_logits, one_values = native_evaluate(search, obs[row : row + 1])
+        np.testing.assert_array_equal(one_logits[0], c_logits[row])
+        np.testing.assert_array_equal(one_values[0], c_values[row])
     # the prior's temperature divides every logit, as the Python loop does
     hot, _ = native_evaluate(search, obs, temp=3.0)
     np.testing.assert_allclose(hot, c_logits / np.float32(3.0), rtol=1e-6)

@@ -73,6 +73,8 @@ def test_the_engine_needs_no_other_floor() -> None:
 
 def test_cmake_builds_every_source_once() -> None:
     cmake = (ROOT / "CMakeLists.txt").read_text()
+    # a source's own compile options name it again without building it again
+    cmake = re.sub(r"set_source_files_properties\([^)]*\)", "", cmake)
     named = re.findall(r"native/[\w/]+\.cpp", cmake)
     assert len(named) == len(set(named)), "a source named twice in CMakeLists.txt"
     expected = {str(p.relative_to(ROOT)) for floor in (*FLOORS, "tests") for p in _sources(floor)
