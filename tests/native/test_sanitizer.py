@@ -58,7 +58,8 @@ def test_differential_suite_under_asan_and_ubsan(tmp_path: Path) -> None:
         "tests/native/test_heuristic_identity.py", "tests/native/test_vector_league.py",
         "tests/native/test_league_politics.py", "tests/native/test_league_war.py",
         "tests/agents/test_heuristic.py", "tests/native/test_search_core.py",
-        "tests/agents/test_search.py", "tests/native/test_vector_race.py",
+        "tests/agents/test_search.py", "tests/native/test_search_net_core.py",
+        "tests/native/test_vector_race.py",
     ]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-x", *suites],
