@@ -1,7 +1,8 @@
 """The driver of network-guided IS-MCTS: the tree walk, determinization and legality run in
 C++ (``perikles_env._native.Search``, native/players/search.hpp); this loop hands the leaves it
 collects to an ``Evaluator`` in batches and feeds the answers back (docs/agents.md, "Search
-with a network").
+with a network"). A ``SearchNet`` is not called from here: its layers are copied into the C++
+search (native/players/net_forward.hpp), which then runs the same loop without Python.
 
 Every search draws its determinization seeds and its root Gumbel noise from one SplitMix64
 stream seeded by its own seed, so with ``seconds=0`` a seed fixes the result. With
