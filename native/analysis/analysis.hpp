@@ -35,9 +35,17 @@ struct View {
   int controlled;       // information.controlled_cities(g, me)
   bool has_pending;     // a permission request is open; then:
   int pending[4];       // its (city, type, slot, side): the counter's strength stays hidden
-  MilitaryKnowledge k;  // my_pool, pool_count, box_count, box_known, unknown_mean
-
   View(const Game& game, int player);
+
+  // my_pool, pool_count, box_count, box_known, unknown_mean: built on the first call (most
+  // influence decisions never read it), so that a View costs nothing it does not use.
+  const MilitaryKnowledge& k() const {
+    if (!k_ready_) {
+      g.military_knowledge(me, k_);
+      k_ready_ = true;
+    }
+    return k_;
+  }
 
   int steps_left(int p) const { return g.held2[p] + g.held1[p]; }
   int location(int slot) const { return g.loc_display[slot]; }  // a location tile id (T.loc_*)
@@ -53,6 +61,10 @@ struct View {
   int city_count(int slot, int side, int city, int unit_type) const;
   double known_city_strength(int slot, int side, int city, int unit_type) const;
   double pool_strength(int city, int unit_type) const;
+
+ private:
+  mutable MilitaryKnowledge k_;
+  mutable bool k_ready_ = false;
 };
 
 // politics.track_value: statue value after a (possibly fractional) number of defeats.

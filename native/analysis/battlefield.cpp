@@ -275,7 +275,7 @@ void Battlefield::potential(int player, int cities, int tile, double* out) const
   for (int x = 0; x < NMC; ++x) {
     if (!(cities >> x & 1)) continue;
     for (int t = 0; t < 2; ++t) {
-      int count_xt = view->k.pool_count[x * 2 + t];
+      int count_xt = view->k().pool_count[x * 2 + t];
       if (!count_xt) continue;
       int usable = std::min(count_xt, 2 * std::min(steps, 2));
       out[t] += usable * view->pool_strength(x, t) / count_xt;

@@ -25,7 +25,6 @@ View::View(const Game& game, int player) : g(game), me(player), n(game.n) {
   } else {
     pending[0] = pending[1] = pending[2] = pending[3] = -1;
   }
-  g.military_knowledge(me, k);
 }
 
 double View::box_strength(int slot, int side, int box, int unit_type) const {
@@ -33,10 +32,10 @@ double View::box_strength(int slot, int side, int box, int unit_type) const {
   int b = (slot * 2 + side) * 2 + box;
   for (int x = 0; x < NMC; ++x) {
     int i = b * CT + x * 2 + unit_type;
-    int count = k.box_count[i];
+    int count = k().box_count[i];
     if (count) {
-      int known = k.box_known[i];
-      total += known >= 0 ? static_cast<double>(known) : count * k.unknown_mean[x * 2 + unit_type];
+      int known = k().box_known[i];
+      total += known >= 0 ? static_cast<double>(known) : count * k().unknown_mean[x * 2 + unit_type];
     }
   }
   return total;
@@ -50,7 +49,7 @@ int View::side_count(int slot, int side, int unit_type) const {
   int count = 0;
   for (int box = 0; box < 2; ++box) {
     int b = ((slot * 2 + side) * 2 + box) * CT;
-    for (int x = 0; x < NMC; ++x) count += k.box_count[b + x * 2 + unit_type];
+    for (int x = 0; x < NMC; ++x) count += k().box_count[b + x * 2 + unit_type];
   }
   return count;
 }
@@ -63,11 +62,11 @@ void View::side_totals(double* strength, int* count) const {
     for (int box = 0; box < 2; ++box) {
       int base = (side_index * 2 + box) * CT;
       for (int xt = 0; xt < CT; ++xt) {
-        int c = k.box_count[base + xt];
+        int c = k().box_count[base + xt];
         if (!c) continue;
         seen = true;
-        int known = k.box_known[base + xt];
-        totals[box][xt & 1] += known >= 0 ? static_cast<double>(known) : c * k.unknown_mean[xt];
+        int known = k().box_known[base + xt];
+        totals[box][xt & 1] += known >= 0 ? static_cast<double>(known) : c * k().unknown_mean[xt];
         count[side_index * 2 + (xt & 1)] += c;
       }
     }
@@ -79,7 +78,7 @@ void View::side_totals(double* strength, int* count) const {
 int View::city_count(int slot, int side, int city, int unit_type) const {
   int count = 0;
   for (int box = 0; box < 2; ++box)
-    count += k.box_count[((slot * 2 + side) * 2 + box) * CT + city * 2 + unit_type];
+    count += k().box_count[((slot * 2 + side) * 2 + box) * CT + city * 2 + unit_type];
   return count;
 }
 
@@ -87,11 +86,11 @@ double View::known_city_strength(int slot, int side, int city, int unit_type) co
   double total = 0.0;
   for (int box = 0; box < 2; ++box) {
     int i = ((slot * 2 + side) * 2 + box) * CT + city * 2 + unit_type;
-    int count = k.box_count[i];
+    int count = k().box_count[i];
     if (count) {
-      int known = k.box_known[i];
+      int known = k().box_known[i];
       total += known >= 0 ? static_cast<double>(known)
-                          : count * k.unknown_mean[city * 2 + unit_type];
+                          : count * k().unknown_mean[city * 2 + unit_type];
     }
   }
   return total;
@@ -102,11 +101,11 @@ double View::pool_strength(int city, int unit_type) const {
     int sum = 0;
     for (int s = 1; s <= 4; ++s) {
       int klass = class_of(city, unit_type, s);
-      sum += k.my_pool[klass] * s;
+      sum += k().my_pool[klass] * s;
     }
     return static_cast<double>(sum);
   }
-  return k.pool_count[city * 2 + unit_type] * k.unknown_mean[city * 2 + unit_type];
+  return k().pool_count[city * 2 + unit_type] * k().unknown_mean[city * 2 + unit_type];
 }
 
 double track_value(int city, double defeats) {

@@ -23,9 +23,9 @@ void probe_strengths(const ai::View& v, double* out) {
   for (int t = 0; t < 2; ++t) {
     int count = 0, strength = 0;
     for (int k = 0; k < NC; ++k)
-      if (v.k.my_pool[k] && class_type(k) == t) {
-        count += v.k.my_pool[k];
-        strength += v.k.my_pool[k] * class_strength(k);
+      if (v.k().my_pool[k] && class_type(k) == t) {
+        count += v.k().my_pool[k];
+        strength += v.k().my_pool[k] * class_strength(k);
       }
     out[t] = count ? static_cast<double>(strength) / count : 0.0;
   }

@@ -30,7 +30,7 @@ double grant_chance(const View& v, int slot) {
     for (int c = 0; c < NUM_CITIES; ++c)
       if (g.leader[c] == owner)
         for (int i = 0; i < T.loc_nrounds[tile]; ++i)
-          can_defend = can_defend || v.k.pool_count[c * 2 + T.loc_round[tile][i]] != 0;
+          can_defend = can_defend || v.k().pool_count[c * 2 + T.loc_round[tile][i]] != 0;
   return g.main_[slot * 2 + ATT] >= 0 && !can_defend ? 0.5 : 0.25;
 }
 
@@ -210,7 +210,7 @@ void best_pairs(const View& v, Gains& gains, const Targets& targets, double cost
     for (int i = 0; i < count; ++i)
       for (int j = i; j < count; ++j) {
         int pair[2] = {reps[i], reps[j]};
-        if (pair[0] == pair[1] && v.k.my_pool[pair[0]] < 2) continue;
+        if (pair[0] == pair[1] && v.k().my_pool[pair[0]] < 2) continue;
         double value = gains.gain(pair, 2, slot, side) -
                        cost * (class_strength(pair[0]) + class_strength(pair[1]));
         value *= factor;
@@ -227,7 +227,7 @@ double spend_value(const Params& p, const View& v, Gains& gains, int city, doubl
   int me = v.me, x = (g.persian >> me & 1) ? PERSIA : city;
   int classes[8], count = 0;
   for (int k = x * 8; k < x * 8 + 8; ++k)
-    if (v.k.my_pool[k]) classes[count++] = k;
+    if (v.k().my_pool[k]) classes[count++] = k;
   if (!count) return -1e9;
   Targets targets;
   double best = 0.0;
@@ -258,7 +258,7 @@ double spend_value(const Params& p, const View& v, Gains& gains, int city, doubl
 // _slave_revolt_value: one random Spartan hoplite sent home (D.4), minus the hold value.
 double slave_revolt_value(const Params& p, const View& v, const Battlefield& bf, int source) {
   const Game& g = v.g;
-  double hold = REVOLT_HOLD[g.turn], mean = v.k.unknown_mean[SPARTA * 2 + HOPLITE];
+  double hold = REVOLT_HOLD[g.turn], mean = v.k().unknown_mean[SPARTA * 2 + HOPLITE];
   if (source == 0) {
     int sparta = g.leader[SPARTA];
     if (sparta == v.me || !v.steps_left(sparta)) return -hold;

@@ -47,7 +47,7 @@ void score_permission(const View& v, const Actions& legal, Scores& out) {
         if (g.leader[c] != v.me) continue;
         for (int i = 0; i < T.loc_nrounds[tile]; ++i)
           for (int s = 1; s <= 4; ++s)
-            can_defend = can_defend || v.k.my_pool[class_of(c, T.loc_round[tile][i], s)] != 0;
+            can_defend = can_defend || v.k().my_pool[class_of(c, T.loc_round[tile][i], s)] != 0;
       }
     grant = ma >= 0 && !can_defend;
   }
