@@ -417,8 +417,11 @@ class GameServer:
                     await changed.wait()
                     changed.clear()
                     await ws.send_text(json.dumps(self.payload(table, seat)))
-            except (WebSocketDisconnect, RuntimeError):  # the page went away meanwhile
+            except (WebSocketDisconnect, RuntimeError, OSError):  # the page went away meanwhile
                 pass
+            except Exception:  # a state that could not be sent: never a page left waiting
+                traceback.print_exc()
+                await close_quietly(ws, 1011, "the server could not send this seat's state")
 
         sender = asyncio.create_task(push())
         try:
@@ -443,6 +446,15 @@ def agent_move(agent: Agent, game: Game, seat: int, rng: np.random.Generator) ->
     """The one place the web asks an agent for a move (``agents.decide``, the table loop's
     step): ``game`` is a copy the agent may change."""
     return int(decide(agent, game, seat, rng, private=True))
+
+
+async def close_quietly(ws: WebSocket, code: int, reason: str) -> None:
+    """Close ``ws`` (the page reconnects and is sent the state afresh) unless it is closed
+    already."""
+    try:
+        await ws.close(code=code, reason=reason)
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        pass
 
 
 def same_origin(ws: WebSocket) -> bool:

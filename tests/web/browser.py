@@ -74,10 +74,19 @@ def waiting_for_human(table: Table, timeout: float = 180.0) -> None:
         time.sleep(0.005)
 
 
-def shows_step(page: Any, step: int) -> None:
+def shows_step(page: Any, step: int, timeout: float = 120.0) -> None:
     """Until the page shows the state after ``step`` decisions (the page's CSP forbids the
     script evaluation of ``wait_for_function``; a selector needs none)."""
-    page.wait_for_selector(f'body[data-step="{step}"]', state="attached", timeout=60_000)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_selector(f'body[data-step="{step}"]', state="attached",
+                               timeout=timeout * 1000)
+    except PlaywrightTimeout:
+        shown = page.get_attribute("body", "data-step")
+        raise AssertionError(f"after {timeout:g} s the page at {page.url} shows step {shown}, "
+                             f"not {step}; its connection: {page.text_content('#conn')!r}, "
+                             f"its error line: {page.text_content('#error')!r}") from None
 
 
 def moved_on(table: Table, step: int, timeout: float = 60.0) -> None:

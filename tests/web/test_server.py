@@ -5,6 +5,7 @@ answer, and every bad request is a 4xx with a one-line JSON error that changes n
 from __future__ import annotations
 
 import json
+import signal
 import time
 
 import pytest
@@ -192,6 +193,39 @@ def test_the_websocket_pushes_the_seat_payload_after_every_change(client) -> Non
     assert closed.value.code == 4404
 
 
+def test_a_state_that_cannot_be_sent_closes_the_socket_so_the_page_reconnects(
+        client, monkeypatch, capsys) -> None:
+    """A page must never be left open and waiting for a state that will not come: a push
+    that fails closes the socket (1011, the page's cue to reconnect) and is logged; the
+    next connection is sent the state."""
+    game = create(client, ["human", "random", "random"], seed=5)
+    token = token_of(seat_links(client, game)[0])
+    real = GameServer.payload
+    failures = []
+
+    def fails_once(self, table, seat):
+        if not failures:
+            failures.append(table.step)
+            raise KeyError("a broken payload")
+        return real(self, table, seat)
+
+    def left_waiting(signum, frame):
+        raise AssertionError("the socket stayed open with nothing to send")
+
+    monkeypatch.setattr(GameServer, "payload", fails_once)
+    previous = signal.signal(signal.SIGALRM, left_waiting)
+    signal.alarm(30)  # a regression would hang here, not fail
+    try:
+        with pytest.raises(WebSocketDisconnect) as closed, \
+                client.websocket_connect(f"ws://127.0.0.1/ws/{token}") as ws:
+            ws.receive_text()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert closed.value.code == 1011 and failures
+    assert "a broken payload" in capsys.readouterr().err
+    with client.websocket_connect(f"ws://127.0.0.1/ws/{token}") as ws:
+        assert json.loads(ws.receive_text())["seat"] == 0
 def test_requests_to_another_host_name_are_refused(client) -> None:
     assert client.get("/", headers={"Host": "evil.example"}).status_code == 400
     assert client.get("/").status_code == 200
