@@ -416,7 +416,7 @@ class GameServer:
                 while True:
                     await changed.wait()
                     changed.clear()
-                    await ws.send_text(json.dumps(self.payload(table, seat)))
+                    await ws.send_text(json.dumps(self.payload(table, seat), allow_nan=False))
             except (WebSocketDisconnect, RuntimeError, OSError):  # the page went away meanwhile
                 pass
             except Exception:  # a state that could not be sent: never a page left waiting

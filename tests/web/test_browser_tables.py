@@ -2,8 +2,8 @@
 with agent seats (``net`` and ``search`` at every count) played by clicking (the 3- and
 4-player games to the end, the 5-player one for its first 30 decisions; to the end under
 ``-m slow``), two people who meet in the lobby from two
-browser contexts while a third one watches, and the page's hints, undo, whole story and
-behaviour while the server is down.
+browser contexts while a third one watches, the page's hints, undo, whole story and
+behaviour while the server is down, and a state it cannot draw said on the page.
 
 Skipped only when no chromium is installed (``.ci/run`` installs it).
 """
@@ -243,5 +243,29 @@ def test_hints_undo_the_whole_story_and_a_server_that_is_down(browser, tmp_path)
         assert "does not answer" in page.inner_text("#conn")
         assert page.is_hidden("#menu")
         assert errors == [] or all("WebSocket" in e for e in errors)
+    finally:
+        server.stop()
+
+
+def test_a_state_the_page_cannot_show_is_said_on_the_page(browser, tmp_path):
+    """A state the page fails to draw leaves the board behind the game: the page says so in
+    its error line (a person would otherwise look at a frozen board), not only in the
+    console."""
+    server = LiveServer(tmp_path)
+    try:
+        real = server.game_server.payload
+
+        def without_moves(table, seat):
+            out = real(table, seat)
+            del out["moves"]
+            return out
+
+        server.game_server.payload = without_moves
+        table = server.game_server.tables.create(["human", "random", "random"], seed=3)
+        errors: list[str] = []
+        page = open_page(browser, f"{server.url}/seat/{table.seats[0].token}", [], errors)
+        expect(page.locator("#error")).to_contain_text("could not show the game's latest state")
+        assert "reload" in page.inner_text("#error")
+        assert errors and all("length" in e for e in errors)
     finally:
         server.stop()

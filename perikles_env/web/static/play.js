@@ -372,7 +372,14 @@ function connect() {
     document.body.classList.remove("offline");
     $("conn").textContent = "";
   };
-  ws.onmessage = (e) => render(JSON.parse(e.data));
+  ws.onmessage = (e) => {
+    try {
+      render(JSON.parse(e.data));
+    } catch (err) {  // said on the page, not only in the console: the board is not current
+      showError("this page could not show the game's latest state (" + err + "): reload");
+      throw err;
+    }
+  };
   ws.onclose = () => {
     online = false;  // no move can be sent: the page waits for the server
     document.body.classList.add("offline");
