@@ -23,8 +23,11 @@ def throughput(state: RunState) -> dict[str, float]:
 
 
 def write_learning_curve(state: RunState, path: Path) -> bool:
-    """Evaluation win rates and the rolling training win rate against learner steps."""
-    if not state.evals and not state.rollouts:
+    """Evaluation win rates and the rolling training win rate against learner steps; False
+    (no picture) when the run has neither yet: an empty plot would say nothing."""
+    rows = [r for r in state.rollouts if "rollout_win_rate" in r]
+    keys = sorted({k for e in state.evals for k in e if k.startswith("win_rate_vs_")})
+    if not rows and not keys:
         return False
     import matplotlib
 
@@ -32,7 +35,6 @@ def write_learning_curve(state: RunState, path: Path) -> bool:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4))
-    rows = [r for r in state.rollouts if "rollout_win_rate" in r]
     if rows:
         ax.plot(
             [r["timesteps"] for r in rows],
@@ -41,7 +43,6 @@ def write_learning_curve(state: RunState, path: Path) -> bool:
             alpha=0.6,
             label="training games (rolling)",
         )
-    keys = sorted({k for e in state.evals for k in e if k.startswith("win_rate_vs_")})
     for key in keys:
         pts = [(e["timesteps"], 100 * e[key]) for e in state.evals if key in e]
         ax.plot(*zip(*pts, strict=True), marker="o", label=f"eval vs {key[len('win_rate_vs_') :]}")
