@@ -65,11 +65,17 @@ class LiveServer:
 
 
 def waiting_for_human(table: Table, timeout: float = 180.0) -> None:
-    """Until the game waits for a human seat (or is over). The limits here are generous:
-    with 60 s and 20 s, the 5-player game with a `search` seat failed once on a 2-core
-    machine busy with the whole test run."""
+    """Until the game waits for a human seat (or is over), with the agents' last move
+    wholly made. The server moves in its own thread: the engine state changes before the
+    table counts the move, and a read between the two saw the human to act one step early,
+    then waited for the page to show a state it had shown only in passing. So the step is
+    read last, and only a state whose engine has made as many moves as the table counted
+    is taken (nothing moves after it until the human does)."""
     end = time.monotonic() + timeout
-    while not (table.game.is_terminal or table.agent_to_act() is None):
+    while True:
+        waits = table.game.is_terminal or table.agent_to_act() is None
+        if waits and table.game.decisions == table.step:
+            return
         assert time.monotonic() < end, "the agents did not move"
         time.sleep(0.005)
 
