@@ -220,7 +220,8 @@ def test_hints_undo_the_whole_story_and_a_server_that_is_down(browser, tmp_path)
             before = table.step
             click_move(page, move, moves)
             moved_on(table, before)
-            if undone < 2 and table.agent_to_act() is None and not table.game.is_terminal and \
+            waiting_for_human(table)  # whole moves only: `before` is then the last move's
+            if undone < 2 and not table.game.is_terminal and \
                     table.before is not None and table.before.current == 0 and \
                     not table.undo_refusal(0):
                 shows_step(page, table.step)
