@@ -153,7 +153,12 @@ class NativeGame(GameInterface):
         return int(self._c.random_playout(int(seed) & _SEED_MASK, max_decisions))
 
     def clone(self) -> NativeGame:
-        return wrap_engine(self._c.clone(), self._prefix)
+        """The events decoded so far come along (tuples, shared): a clone's first read of
+        its log decodes only what happens after it."""
+        copy = wrap_engine(self._c.clone(), self._prefix)
+        if self._decoded is not None:
+            _set_decoded(copy, FrozenList(self._decoded))
+        return copy
 
     def determinized(self, player: int, seed: int, record: bool) -> NativeGame:  # in C++
         return wrap_engine(self._c.determinize(player, seed & _SEED_MASK, record), self._prefix)

@@ -107,6 +107,26 @@ def test_pickle_deepcopy_and_python_copies() -> None:
 # ---- state fields from Python --------------------------------------------------------------
 
 
+def test_a_clone_brings_the_decoded_events_and_keeps_its_own_log(monkeypatch) -> None:
+    """A clone of a game whose log was read decodes only its own later events; moves on
+    either copy extend that copy's log alone."""
+    from perikles_env.engine import events
+
+    g = _mid_game()
+    log = list(g.event_log)
+    decoded: list[int] = []
+    real = events.decode
+    monkeypatch.setattr(events, "decode", lambda raw, n: decoded.append(1) or real(raw, n))
+    c = g.clone()
+    assert c.event_log == log and decoded == []
+    policy = Rng(9)
+    while len(c.event_log) == len(log):
+        legal = c.legal_actions()
+        c.apply_action(legal[policy.randrange(len(legal))])
+    assert c.event_log[: len(log)] == log and len(decoded) == len(c.event_log) - len(log)
+    assert g.event_log == log and c.event_log == c.to_python().events
+
+
 def test_fields_read_like_the_python_engine() -> None:
     g = _mid_game()
     py = g.to_python()
