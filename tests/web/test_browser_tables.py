@@ -239,11 +239,55 @@ def test_hints_undo_the_whole_story_and_a_server_that_is_down(browser, tmp_path)
         assert len(table.feed[0]) > 60
         # the whole story, after moves too (fetched after the state is drawn: retried)
         expect(page.locator("#feed li")).to_have_count(len(table.feed[0]), timeout=30_000)
+        assert errors == []
         server.stop()
         page.wait_for_selector("body.offline")
         assert "does not answer" in page.inner_text("#conn")
         assert page.is_hidden("#menu")
-        assert errors == [] or all("WebSocket" in e for e in errors)
+        # the browser's own lines about the requests the down server refused; no page error
+        assert all("WebSocket" in e or "ERR_CONNECTION_REFUSED" in e for e in errors), errors
+    finally:
+        server.stop()
+
+
+def test_the_whole_story_that_cannot_be_fetched_leaves_no_page_error(browser, tmp_path):
+    """With the whole story shown, every new state fetches it; a fetch the server never
+    answers (it went down) is no page error, and the next state's fetch shows the story."""
+    server = LiveServer(tmp_path)
+    try:
+        errors: list[str] = []
+        page = open_page(browser, server.url + "/", [], errors)
+        page.select_option("#players", "3")
+        for p, spec in enumerate(["human", "random", "random"]):
+            page.fill(f"#seat{p}", spec)
+        page.fill("#seed", "5")
+        page.click("#start")
+        page.wait_for_url("**/seat/*")
+        table = server.table()
+        waiting_for_human(table)
+        shows_step(page, table.step)
+        page.click("#whole-log")
+        page.route("**/log", lambda route: route.abort("connectionrefused"))
+        page_errors: list[str] = []
+        page.on("pageerror", lambda exc: page_errors.append(str(exc)))
+        with page.expect_event("requestfailed", lambda r: r.url.endswith("/log")):
+            before = table.step
+            moves = legal_moves(table.game)
+            click_move(page, moves[0], moves)
+            moved_on(table, before)
+        waiting_for_human(table)
+        shows_step(page, table.step)
+        assert page_errors == []
+        page.unroute("**/log")
+        before = table.step
+        moves = legal_moves(table.game)
+        click_move(page, moves[0], moves)
+        moved_on(table, before)
+        waiting_for_human(table)
+        shows_step(page, table.step)
+        expect(page.locator("#feed li")).to_have_count(len(table.feed[0]), timeout=30_000)
+        assert page_errors == []
+        assert all("ERR_CONNECTION_REFUSED" in e for e in errors), errors
     finally:
         server.stop()
 

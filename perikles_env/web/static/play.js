@@ -302,7 +302,12 @@ function renderLast(p) {
 }
 
 async function loadWholeLog() {
-  const reply = await fetch(api + "/log");
+  let reply;
+  try {
+    reply = await fetch(api + "/log");
+  } catch {  // the server went away: the connection line says so, the next state fetches again
+    return;
+  }
   if (reply.ok) renderFeed((await reply.json()).feed, state ? state.step : -1);
 }
 
