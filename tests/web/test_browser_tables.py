@@ -250,9 +250,10 @@ def test_hints_undo_the_whole_story_and_a_server_that_is_down(browser, tmp_path)
         server.stop()
 
 
-def test_the_whole_story_that_cannot_be_fetched_leaves_no_page_error(browser, tmp_path):
+def test_requests_the_server_never_answers_leave_no_page_error(browser, tmp_path):
     """With the whole story shown, every new state fetches it; a fetch the server never
-    answers (it went down) is no page error, and the next state's fetch shows the story."""
+    answers (it went down) is no page error, and the next state's fetch shows the story. A
+    button's request or the hints without an answer are said on the page."""
     server = LiveServer(tmp_path)
     try:
         errors: list[str] = []
@@ -286,6 +287,13 @@ def test_the_whole_story_that_cannot_be_fetched_leaves_no_page_error(browser, tm
         waiting_for_human(table)
         shows_step(page, table.step)
         expect(page.locator("#feed li")).to_have_count(len(table.feed[0]), timeout=30_000)
+        # a button's request and the hints that get no answer are said on the page
+        page.route("**/pace", lambda route: route.abort("connectionrefused"))
+        page.click("#pause")
+        expect(page.locator("#error")).to_contain_text("could not reach the server")
+        page.route("**/hints*", lambda route: route.abort("connectionrefused"))
+        page.click("#hint")
+        expect(page.locator("#hints")).to_contain_text("could not reach the server")
         assert page_errors == []
         assert all("ERR_CONNECTION_REFUSED" in e for e in errors), errors
     finally:

@@ -29,9 +29,15 @@ function percent(p) { return Math.round(p * 100) + " %"; }
 function words(move) { return move.words; }
 
 async function post(path, body) {
-  const reply = await fetch(api + path, {
-    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
-  });
+  let reply;
+  try {
+    reply = await fetch(api + path, {
+      method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
+    });
+  } catch (err) {  // no answer at all: said on the page, not left to the console
+    showError("could not reach the server: " + err);
+    return null;
+  }
   if (!reply.ok) showError((await reply.json()).error || reply.statusText);
   return reply;
 }
@@ -56,8 +62,6 @@ async function send(action) {
   showError("");
   try {
     await post("/act", {action: action, step: state.step});
-  } catch (err) {
-    showError("could not reach the server: " + err);
   } finally {
     sending = false;
   }
@@ -317,7 +321,13 @@ async function showHints() {
   const step = state.step;
   box.hidden = false;
   box.replaceChildren(el("h2", "Thinking…"));
-  const reply = await fetch(api + "/hints?agent=" + encodeURIComponent(agent));
+  let reply;
+  try {
+    reply = await fetch(api + "/hints?agent=" + encodeURIComponent(agent));
+  } catch (err) {
+    box.replaceChildren(el("h2", "No hints"), el("p", "could not reach the server: " + err));
+    return;
+  }
   const data = await reply.json();
   if (!state || state.step !== step) return;
   if (!reply.ok) { box.replaceChildren(el("h2", "No hints"), el("p", data.error)); return; }
