@@ -40,6 +40,23 @@ def open_page(browser, url: str, frames: list[str], errors: list[str], texts=Non
     return open_person_page(browser, url, frames, errors, texts, quiet_4xx=True)
 
 
+def start_from_lobby(browser, server, specs: list[str], seed: int, frames: list[str],
+                     errors: list[str]):
+    """A game started in the lobby by its first seat's person: (his page, the table) once
+    his first move is awaited and shown."""
+    page = open_page(browser, server.url + "/", frames, errors)
+    page.select_option("#players", str(len(specs)))
+    for p, spec in enumerate(specs):
+        page.fill(f"#seat{p}", spec)
+    page.fill("#seed", str(seed))
+    page.click("#start")
+    page.wait_for_url("**/seat/*")
+    table = server.table()
+    waiting_for_human(table)
+    shows_step(page, table.step)
+    return page, table
+
+
 def play_by_clicking(page, table, seats: set[int], rnd: random.Random, pages=None,
                      limit: int | None = None) -> int:
     """Make every move of the human ``seats`` by clicking until the game ends (or ``limit``
@@ -192,16 +209,8 @@ def test_hints_undo_the_whole_story_and_a_server_that_is_down(browser, tmp_path)
     try:
         errors: list[str] = []
         frames: list[str] = []
-        page = open_page(browser, server.url + "/", frames, errors)
-        page.select_option("#players", "3")
-        for p, spec in enumerate(["human", "random", "random"]):
-            page.fill(f"#seat{p}", spec)
-        page.fill("#seed", "12")
-        page.click("#start")
-        page.wait_for_url("**/seat/*")
-        table = server.table()
-        waiting_for_human(table)
-        shows_step(page, table.step)
+        page, table = start_from_lobby(browser, server, ["human", "random", "random"], 12,
+                                       frames, errors)
         page.select_option("#hint-agent", "heuristic")
         page.click("#hint")
         page.wait_for_selector("#hint-list li")
@@ -250,6 +259,16 @@ def test_hints_undo_the_whole_story_and_a_server_that_is_down(browser, tmp_path)
         server.stop()
 
 
+def a_move_is_made(page, table) -> None:
+    """The human's first legal move, clicked; returns when the page shows his next turn."""
+    before = table.step
+    moves = legal_moves(table.game)
+    click_move(page, moves[0], moves)
+    moved_on(table, before)
+    waiting_for_human(table)
+    shows_step(page, table.step)
+
+
 def test_requests_the_server_never_answers_leave_no_page_error(browser, tmp_path):
     """With the whole story shown, every new state fetches it; a fetch the server never
     answers (it went down) is no page error, and the next state's fetch shows the story. A
@@ -257,35 +276,17 @@ def test_requests_the_server_never_answers_leave_no_page_error(browser, tmp_path
     server = LiveServer(tmp_path)
     try:
         errors: list[str] = []
-        page = open_page(browser, server.url + "/", [], errors)
-        page.select_option("#players", "3")
-        for p, spec in enumerate(["human", "random", "random"]):
-            page.fill(f"#seat{p}", spec)
-        page.fill("#seed", "5")
-        page.click("#start")
-        page.wait_for_url("**/seat/*")
-        table = server.table()
-        waiting_for_human(table)
-        shows_step(page, table.step)
+        page, table = start_from_lobby(browser, server, ["human", "random", "random"], 5,
+                                       [], errors)
         page.click("#whole-log")
         page.route("**/log", lambda route: route.abort("connectionrefused"))
         page_errors: list[str] = []
         page.on("pageerror", lambda exc: page_errors.append(str(exc)))
         with page.expect_event("requestfailed", lambda r: r.url.endswith("/log")):
-            before = table.step
-            moves = legal_moves(table.game)
-            click_move(page, moves[0], moves)
-            moved_on(table, before)
-        waiting_for_human(table)
-        shows_step(page, table.step)
+            a_move_is_made(page, table)
         assert page_errors == []
         page.unroute("**/log")
-        before = table.step
-        moves = legal_moves(table.game)
-        click_move(page, moves[0], moves)
-        moved_on(table, before)
-        waiting_for_human(table)
-        shows_step(page, table.step)
+        a_move_is_made(page, table)
         expect(page.locator("#feed li")).to_have_count(len(table.feed[0]), timeout=30_000)
         # a button's request and the hints that get no answer are said on the page
         page.route("**/pace", lambda route: route.abort("connectionrefused"))
