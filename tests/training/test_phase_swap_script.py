@@ -47,13 +47,13 @@ class Recorder:
 @pytest.mark.parametrize("part", ["military", "influence"])
 def test_each_decision_goes_to_the_agent_of_its_part(part: str) -> None:
     seat = load_script().PhaseSwap(part=part)
-    seat.search, seat.ismcts = Recorder(), Recorder()
+    seat.search, seat.other = Recorder(), Recorder()
     game = new_game(GameConfig(num_players=3), seed=5, backend="native")
     rng = np.random.default_rng(0)
     while not game.is_terminal:
         game.apply_action(seat.act_state(game, game.current, rng))
     military = load_script().MILITARY
-    swapped, kept = seat.ismcts.phases, seat.search.phases
+    swapped, kept = seat.other.phases, seat.search.phases
     assert swapped and kept  # a whole game has decisions of both parts
     if part == "military":
         assert all(p in military for p in swapped) and not any(p in military for p in kept)
@@ -67,6 +67,8 @@ def test_an_unknown_part_is_refused_by_name() -> None:
     load_script()  # registers the agent
     with pytest.raises(AgentError, match="part must be one of"):
         make_agent("phase_swap:part=politics")
+    with pytest.raises(AgentError, match="agent must be one of"):
+        make_agent("phase_swap:agent=random")
 
 
 def test_the_evaluator_plays_it_in_its_worker_processes(tmp_path: Path) -> None:
@@ -82,3 +84,9 @@ def test_the_evaluator_plays_it_in_its_worker_processes(tmp_path: Path) -> None:
     for record in records:
         assert sorted(record["seats"]) == ["phase_swap:part=military,sims=2", "random", "random"]
         assert record["illegal"] == [0, 0, 0] and not record["truncated"]
+
+
+def test_the_search_at_another_budget_can_take_the_part() -> None:
+    seat = load_script().PhaseSwap(part="influence", agent="search", sims=7, rollout_mix=1.0)
+    assert seat.other.params.sims == 7 and seat.search.params.sims != 7
+    assert seat.other.params.rollout_mix == 1.0 and seat.search.params.rollout_mix != 1.0
