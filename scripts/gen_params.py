@@ -112,6 +112,8 @@ def header() -> str:
         "",
         "// The members' types in declaration order (a binding's tuple of them).",
         f"#define PK_AI_PARAM_TYPES {', '.join(t for t, *_ in ai)}",
+        "// X(member) for each member in declaration order.",
+        f"#define PK_AI_PARAM_FIELDS(X) {' '.join(f'X({n})' for _, n, *_ in ai)}",
         "",
         "// The first member out of its declared range, or nullptr.",
         "inline const char* invalid(const Params& p) {",

@@ -3,10 +3,20 @@
 #include "bind/common.hpp"
 #include <nanobind/stl/tuple.h>
 
+#include <utility>
+
 namespace pk::bind {
 namespace {
-// (controller, then ai::Params' members in order): one opponent (vector_env.hpp).
-using OpponentTuple = std::tuple<int, PK_AI_PARAM_TYPES>;
+// (controller, then ai::Params' members in order twice: each knob's low end, then its high
+// end; equal for a fixed personality): one opponent (vector_env.hpp).
+using OpponentTuple = std::tuple<int, PK_AI_PARAM_TYPES, PK_AI_PARAM_TYPES>;
+constexpr size_t KNOBS = std::tuple_size_v<std::tuple<PK_AI_PARAM_TYPES>>;
+
+template <size_t... I>
+pk::Opponent opponent_of(const OpponentTuple& t, std::index_sequence<I...>) {
+  return pk::Opponent{std::get<0>(t), pk::ai::Params{std::get<1 + I>(t)...},
+                      pk::ai::Params{std::get<1 + KNOBS + I>(t)...}};
+}
 
 struct PyVectorEnv {
   pk::VectorEnv env;
@@ -30,10 +40,9 @@ struct PyVectorEnv {
     need(num_envs >= 1 && num_envs <= (1 << 14) && threads >= 1 && threads <= 64, "num_envs or threads");
     std::vector<pk::Opponent> league;
     for (const auto& opponent : opponents) {
-      pk::Opponent o = std::apply([](int controller, auto... knobs) {
-        return pk::Opponent{controller, pk::ai::Params{knobs...}};
-      }, opponent);
+      pk::Opponent o = opponent_of(opponent, std::make_index_sequence<KNOBS>{});
       if (const char* why = pk::ai::invalid(o.params)) throw nb::value_error(why);
+      if (const char* why = pk::ai::invalid(o.high)) throw nb::value_error(why);
       league.push_back(o);
     }
     try {

@@ -44,6 +44,10 @@ VectorEnv::VectorEnv(int num_envs, std::vector<int> counts, bool oracle, std::ve
       throw std::invalid_argument("an opponent is RANDOM, HEURISTIC or a controller >= 1");
     else if (o.controller == Opponent::HEURISTIC && heuristic_ == nullptr)
       throw std::invalid_argument("a HEURISTIC opponent needs the heuristic's scorer");
+#define PK_CHECK_RANGE(m) || !(o.high.m >= o.params.m)
+    else if (o.controller == Opponent::HEURISTIC && (false PK_AI_PARAM_FIELDS(PK_CHECK_RANGE)))
+      throw std::invalid_argument("a heuristic knob's high end is below its low end");
+#undef PK_CHECK_RANGE
   games_.resize(num_envs);
   finished_.resize(num_envs);
   seeds_.resize(num_envs);
@@ -51,6 +55,7 @@ VectorEnv::VectorEnv(int num_envs, std::vector<int> counts, bool oracle, std::ve
   learners_.assign(num_envs, 0);
   seats_.resize(num_envs);
   finished_seats_.resize(num_envs);
+  personalities_.resize(num_envs);
   scores_.resize(num_envs);
   scratch_.resize(num_envs);
   legal_bits_.resize(num_envs);
@@ -172,6 +177,7 @@ void VectorEnv::start_game(int i, uint64_t seed) {
     bool league = !opponents_.empty();
     learners_[i] = league && seat_ < 0 ? policy.randrange(n) : seat_;
     seat_opponents(i, n);
+    draw_personalities(i, n);
     game_seeds_[i] = seed;
     games_[i].init_new(n, false, seed);
     play_opponents(i);
@@ -201,6 +207,22 @@ void VectorEnv::seat_opponents(int i, int n) {
     if (p != learners_[i]) seats[p] = static_cast<int8_t>(whole ? one : draw_opponent(policy));
 }
 
+void VectorEnv::draw_personalities(int i, int n) {
+  Rng& policy = policies_[i];
+  for (int p = 0; p < n; ++p) {
+    int k = seats_[i][p];
+    if (k < 0 || opponents_[k].controller != Opponent::HEURISTIC) continue;
+    const Opponent& o = opponents_[k];
+    ai::Params& drawn = personalities_[i][p] = o.params;
+#define PK_DRAW_KNOB(m)                                                       \
+    if (o.high.m > o.params.m)                                                \
+      drawn.m = o.params.m + (o.high.m - o.params.m) *                        \
+                                 (static_cast<double>(policy.next64() >> 11) * 0x1.0p-53);
+    PK_AI_PARAM_FIELDS(PK_DRAW_KNOB)
+#undef PK_DRAW_KNOB
+  }
+}
+
 int VectorEnv::controller(int i) const {
   int k = seats_[i][games_[i].current];
   return k < 0 ? 0 : opponents_[k].controller;
@@ -217,7 +239,7 @@ void VectorEnv::play_opponents(int i) {
     if (who == Opponent::RANDOM) {  // a draw even for one legal action (vector_env.hpp)
       a = legal[policy.randrange(static_cast<int>(legal.size()))];
     } else if (legal.size() > 1) {
-      const ai::Params& params = opponents_[seats_[i][g.current]].params;
+      const ai::Params& params = personalities_[i][g.current];
       ai::View view(g, g.current);
       heuristic_(view, params, legal, scores_[i]);
       a = legal[ai::pick_best(scores_[i], policy.next64(), params.noise)];

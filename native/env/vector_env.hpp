@@ -6,7 +6,8 @@
 //
 // The league: with opponents, the learner's seat is Python controller 0 and every other seat
 // of a game draws, when the game is dealt, one opponent by weight: a native player (uniform
-// random, or the heuristic with its Params) that moves inside step(), or another Python
+// random, or the heuristic with its Params, fixed or drawn per seat and game from ranges) that
+// moves inside step(), or another Python
 // controller (k >= 1: a frozen network, say). Every row returned shows a decision of a
 // Python controller. The heuristic's scoring rules are players/ (a floor above): the caller
 // hands them in (`ScoreActions`, ai::score_actions), so env/ needs no player. Definitions in
@@ -40,7 +41,8 @@ struct VecBuffers {  // row-major [num_envs][...] views of the caller's arrays
 struct Opponent {
   static constexpr int RANDOM = -1, HEURISTIC = -2;
   int controller;  // RANDOM, HEURISTIC, or a Python controller id >= 1
-  ai::Params params;  // HEURISTIC's personality
+  ai::Params params;  // HEURISTIC's personality: each knob's value, or the low end of its range
+  ai::Params high;    // each knob's high end: a knob with high > params is drawn per seat
 };
 
 // The heuristic's scores of the legal actions (players/heuristic.hpp ai::score_actions); the
@@ -82,7 +84,8 @@ class VectorEnv {
   // POLICY_SALT) gives, per game in this order: the player count's index (randrange(len)
   // when there are several counts), the learner's seat (randrange(n) when drawn; only with
   // opponents), the seats' opponents (with several of positive weight: a uniform u < same_table for one
-  // opponent at the whole table, then one weighted draw per seat or one for all), then the
+  // opponent at the whole table, then one weighted draw per seat or one for all), the drawn
+  // personalities (seat by seat, each ranged knob in member order: low + (high - low) * u), then the
   // native players' moves: a random player's legal[randrange(len)], a heuristic's seed
   // (next64, when it has more than one legal action; analysis.hpp pick_best). With
   // opponents, a game that ends or reaches the decision limit before a Python controller's
@@ -121,6 +124,7 @@ class VectorEnv {
   std::vector<Rng> seeds_, policies_;
   std::vector<int> learners_;
   std::vector<std::array<int8_t, MAXP>> seats_, finished_seats_;  // see seat_opponents
+  std::vector<std::array<ai::Params, MAXP>> personalities_;  // each heuristic seat's knobs
   std::vector<ai::Scores> scores_;  // each game's heuristic scratch
   std::vector<Actions> scratch_;  // legal actions of each game's current decision
   std::vector<std::array<uint64_t, (NUM_ACTIONS + 63) / 64>> legal_bits_;  // the same, as bits
@@ -131,6 +135,7 @@ class VectorEnv {
   void start_game(int i, uint64_t seed);
   int draw_opponent(Rng& policy) const;  // a weighted draw of an opponent index
   void seat_opponents(int i, int n);       // the opponents of a new game's seats
+  void draw_personalities(int i, int n);   // the heuristic seats' knobs, drawn where ranged
   // Native players move until a Python controller decides, the game ends or reaches the
   // decision limit (the caller handles the last two).
   void play_opponents(int i);

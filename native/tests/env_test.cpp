@@ -136,14 +136,17 @@ void check_vector_env() {
   {
     uint64_t seeds[N];
     for (int i = 0; i < N; ++i) seeds[i] = 1000 + i;
-    // The league: random, the default heuristic and a noisy warlike one, the feature blocks.
-    std::vector<pk::Opponent> league = {{pk::Opponent::RANDOM, {}},
-                                        {pk::Opponent::HEURISTIC, {}},
-                                        {pk::Opponent::HEURISTIC, {1.5, 1.0, 0.6, 0.2, 0.3}}};
+    // The league: random, the default heuristic, a noisy warlike one and personalities drawn
+    // per seat (aggression and spite over their ranges), the feature blocks.
+    std::vector<pk::Opponent> league = {
+        {pk::Opponent::RANDOM, {}, {}},
+        {pk::Opponent::HEURISTIC, {}, {}},
+        {pk::Opponent::HEURISTIC, {1.5, 1.0, 0.6, 0.2, 0.3}, {1.5, 1.0, 0.6, 0.2, 0.3}},
+        {pk::Opponent::HEURISTIC, {0.0, 1.0, 0.0, 0.5, 0.0}, {2.0, 1.0, 2.0, 0.5, 0.0}}};
     std::vector<int> features = {pk::FEATURE_BATTLE, pk::FEATURE_ACTIONS};
-    pk::VectorEnv one(N, {3, 4, 5}, false, features, league, {1.0, 2.0, 1.0}, 0.2, -1, 1, 400,
+    pk::VectorEnv one(N, {3, 4, 5}, false, features, league, {1.0, 2.0, 1.0, 1.0}, 0.2, -1, 1, 400,
                         &pk::ai::score_actions);
-    pk::VectorEnv two(N, {3, 4, 5}, false, features, league, {1.0, 2.0, 1.0}, 0.2, -1, 2, 400,
+    pk::VectorEnv two(N, {3, 4, 5}, false, features, league, {1.0, 2.0, 1.0, 1.0}, 0.2, -1, 2, 400,
                         &pk::ai::score_actions);
     Rows a, b;
     pk::VecBuffers ba = a.buffers(one.obs_size()), bb = b.buffers(two.obs_size());
@@ -176,7 +179,7 @@ void check_vector_env() {
 
 // A heuristic opponent needs the heuristic's scorer (env/ does not include players/).
 void check_vector_env_refusals() {
-  std::vector<Opponent> league = {{Opponent::HEURISTIC, {}}};
+  std::vector<Opponent> league = {{Opponent::HEURISTIC, {}, {}}};
   bool refused = false;
   try {
     VectorEnv env(2, {4}, false, {}, league, {1.0}, 0.0, -1, 1, 400, nullptr);
@@ -184,7 +187,15 @@ void check_vector_env_refusals() {
     refused = true;
   }
   require(refused, "vector env: a HEURISTIC opponent without a scorer was accepted");
-  std::vector<Opponent> random = {{Opponent::RANDOM, {}}};
+  std::vector<Opponent> reversed = {{Opponent::HEURISTIC, {1.5, 1.0, 0.6, 0.5, 0.0}, {}}};
+  refused = false;
+  try {
+    VectorEnv env(2, {4}, false, {}, reversed, {1.0}, 0.0, -1, 1, 400, &pk::ai::score_actions);
+  } catch (const std::invalid_argument&) {
+    refused = true;
+  }
+  require(refused, "vector env: a knob whose high end is below its low end was accepted");
+  std::vector<Opponent> random = {{Opponent::RANDOM, {}, {}}};
   VectorEnv env(2, {4}, false, {}, random, {1.0}, 0.0, -1, 1, 400, nullptr);  // no heuristic needed
   require(env.num_envs() == 2, "vector env: random opponents without a scorer");
 }

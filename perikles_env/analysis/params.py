@@ -5,8 +5,9 @@ docs/agents.md derived from this declaration."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from .knobs import check_knobs, knob, knob_fields
+from .knobs import check_knobs, knob, knob_fields, knob_of
 
 
 @dataclass(frozen=True)
@@ -58,3 +59,29 @@ class HeuristicParams:
     def values(self) -> tuple[float, ...]:
         """The knobs' values in ``names()`` order."""
         return tuple(getattr(self, name) for name in self.names())
+
+
+# A league key (the vector env's, a single-agent env's, expert iteration's): the heuristic
+# with its knobs drawn anew for every seat of every game, a different player each time, not
+# only the named personalities. The knobs drawn (noise stays 0: the personality is the variety).
+PERSONALITIES = "personalities"
+SAMPLED_KNOBS = ("aggression", "politics", "spite", "caution")
+
+
+def personality_range() -> tuple[HeuristicParams, HeuristicParams]:
+    """The low and high ends of a sampled personality: each of ``SAMPLED_KNOBS`` over its
+    declared range, every other knob at its default (low == high)."""
+    low = {name: knob_of(HeuristicParams, name).low for name in SAMPLED_KNOBS}
+    high = {name: knob_of(HeuristicParams, name).high for name in SAMPLED_KNOBS}
+    return HeuristicParams(**low), HeuristicParams(**high)  # type: ignore[arg-type]
+
+
+def sampled_personality(rng: Any) -> str:
+    """The spec of one sampled personality, each of ``SAMPLED_KNOBS`` uniform over its range
+    from ``rng.uniform`` (a numpy ``Generator``), to two decimals."""
+    low, high = personality_range()
+    parts = [
+        f"{name}={round(float(rng.uniform(getattr(low, name), getattr(high, name))), 2)}"
+        for name in SAMPLED_KNOBS
+    ]
+    return "heuristic:" + ",".join(parts)

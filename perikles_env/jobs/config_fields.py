@@ -9,6 +9,7 @@ from typing import Annotated
 from pydantic import AfterValidator, Field
 
 from perikles_env.agents import AgentError, check_plays, make_agent
+from perikles_env.analysis.params import PERSONALITIES
 from perikles_env.engine.backend import resolve_backend
 
 Positive = Annotated[int, Field(gt=0)]
@@ -23,6 +24,12 @@ def check_spec(spec: str) -> str:
     except AgentError as exc:
         raise ValueError(str(exc)) from None
     return spec
+
+
+def check_league_spec(spec: str) -> str:
+    """An opponent of a league: ``personalities`` (``analysis/params.py``) or a spec that
+    builds (``check_spec``)."""
+    return spec if spec == PERSONALITIES else check_spec(spec)
 
 
 def check_spec_plays(spec: str, players: int) -> None:

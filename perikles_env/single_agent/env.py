@@ -82,7 +82,8 @@ class PeriklesSingleAgentEnv(gym.Env):
         * ``num_players``: 3, 4 or 5, or a list such as ``[3, 4, 5]`` to draw from per game.
         * ``learner_seat``: the learner's seat, or ``None`` to draw it per game.
         * ``opponents``: agent spec(s) for the other seats (``"random"``, ``"heuristic"``,
-          ``"ismcts:..."``, ``"ppo:<path>"``): one spec, a list (equal weights), a
+          ``"ismcts:..."``, ``"ppo:<path>"``, ``"personalities"``: a heuristic with knobs
+          drawn for that seat): one spec, a list (equal weights), a
           ``{spec: weight}`` dict or an ``OpponentPool``; each seat draws independently.
         * ``reward``: ``"win"`` (default), ``"vp_margin"``, a dict of ``RewardConfig``
           fields (``win``, ``vp_margin``, ``shaping``, ``vp_scale``) or a

@@ -5,7 +5,9 @@ An ``OpponentPool`` is plain data (specs and weights), so it pickles cheaply int
 snapshots with ``set_opponents``). At the start of every episode, from the env's seeded
 generator, each opponent seat draws its spec independently; with ``same_table`` > 0 that
 share of episodes instead draws one spec for the whole table (three heuristic players,
-three random players, ...), the tables an evaluation plays against.
+three random players, ...), the tables an evaluation plays against. The spec
+``personalities`` seats the heuristic with knobs drawn anew for that seat
+(``analysis/params.py``), as the vector env's league does.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..agents import AgentError, parse_spec
+from ..analysis.params import PERSONALITIES, sampled_personality
 from ..errors import InvalidConfigError
 from ..vector.league import checked_specs_and_weights, heuristic_params
 from ..vector.seat_draw import cumulative, draw_seats
@@ -38,6 +41,8 @@ class OpponentPool:
             raise InvalidConfigError("the opponent pool is empty")
         checked_specs_and_weights(self.specs, self.weights)
         for spec in self.specs:
+            if spec == PERSONALITIES:
+                continue
             try:
                 name, _ = parse_spec(spec)
             except AgentError as exc:
@@ -70,11 +75,14 @@ class OpponentPool:
         """``count`` specs, one per opponent seat, by the league's one seat draw
         (``vector/seat_draw.py``; the C++ vector env follows the same): drawn
         independently, or in a ``same_table`` share of calls one spec for all (no extra
-        draw when the share is 0, so pools without it keep their streams)."""
+        draw when the share is 0, so pools without it keep their streams); then each
+        ``personalities`` seat's knobs, seat by seat."""
         if len(self.specs) == 1:
-            return [self.specs[0]] * count
-        picks = draw_seats(rng.random, cumulative(self.weights), self.same_table, count)
-        return [self.specs[i] for i in picks]
+            specs = [self.specs[0]] * count
+        else:
+            picks = draw_seats(rng.random, cumulative(self.weights), self.same_table, count)
+            specs = [self.specs[i] for i in picks]
+        return [sampled_personality(rng) if s == PERSONALITIES else s for s in specs]
 
     def as_dict(self) -> dict[str, Any]:
         return {"specs": list(self.specs), "weights": list(self.weights),

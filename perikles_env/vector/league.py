@@ -8,6 +8,8 @@ games where one draw fills every opponent seat, as ``single_agent.OpponentPool``
 * ``random``: a uniformly random legal move, in C++;
 * ``heuristic`` or ``heuristic:aggression=1.5,caution=0.2``: the heuristic player with that
   personality (``analysis/params.py``), in C++ (``native/players/heuristic.hpp``);
+* ``personalities``: the heuristic with its knobs drawn anew for every seat of every game
+  (``analysis/params.py`` ``personality_range``: uniform over each knob's range), in C++;
 * a name listed in ``controllers``: the seat comes back to Python, to controller
   ``1 + controllers.index(name)`` (the learner is controller 0), so that each network
   acts once per step on all of its rows.
@@ -18,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..analysis.params import HeuristicParams
+from ..analysis.params import PERSONALITIES, HeuristicParams, personality_range
 from ..errors import InvalidConfigError
 from .seat_draw import MAX_WEIGHT
 
-NATIVE_SPECS = ("random", "heuristic")
+NATIVE_SPECS = ("random", "heuristic", PERSONALITIES)
 RANDOM, HEURISTIC = -1, -2  # native/env/vector_env.hpp Opponent::RANDOM / HEURISTIC
 OpponentsArg = str | Sequence[str] | Mapping[str, float] | None
 
@@ -100,17 +102,22 @@ class League:
         return League.of(full, share, self.controllers)
 
     def native(self) -> list[tuple[int | float, ...]]:
-        """The C++ Opponent of each spec: (controller, then the personality in
-        ``HeuristicParams.names()`` order: native/engine/generated/params.hpp ``ai::Params``)."""
-        unused = (0.0,) * len(HeuristicParams.names())
+        """The C++ Opponent of each spec: (controller, then the personality's low and high
+        ends, each in ``HeuristicParams.names()`` order: native/engine/generated/params.hpp
+        ``ai::Params``; a knob with high > low is drawn per seat, vector_env.hpp)."""
+        unused = (0.0,) * 2 * len(HeuristicParams.names())
         out: list[tuple[int | float, ...]] = []
         for spec in self.specs:
             if spec in self.controllers:
                 out.append((1 + self.controllers.index(spec), *unused))
             elif spec == "random":
                 out.append((RANDOM, *unused))
+            elif spec == PERSONALITIES:
+                low, high = personality_range()
+                out.append((HEURISTIC, *low.values(), *high.values()))
             else:
-                out.append((HEURISTIC, *heuristic_params(spec).values()))
+                values = heuristic_params(spec).values()
+                out.append((HEURISTIC, *values, *values))
         return out
 
 
@@ -166,13 +173,14 @@ def _specs_and_weights(opponents: object) -> tuple[list[str], list[float]]:
 def _check_spec(spec: object, controllers: tuple[str, ...]) -> None:
     if not isinstance(spec, str):
         raise InvalidConfigError(f"an opponent spec must be a string, got {spec!r}")
-    if spec in controllers or spec == "random":
+    if spec in controllers or spec in ("random", PERSONALITIES):
         return
     if spec.partition(":")[0] == "heuristic":
         heuristic_params(spec)
         return
     raise InvalidConfigError(
-        f"unknown opponent spec {spec!r}: the vector env plays 'random' and "
-        f"'heuristic[:key=value,...]' natively; a Python-controlled seat must be named in "
+        f"unknown opponent spec {spec!r}: the vector env plays 'random', "
+        f"'heuristic[:key=value,...]' and {PERSONALITIES!r} natively; a Python-controlled "
+        f"seat must be named in "
         f"controllers (got {list(controllers)})"
     )

@@ -164,6 +164,14 @@ def test_the_core_checks_each_heuristic_knob_s_declared_range(name) -> None:
         params[index] = value
         with pytest.raises(ValueError, match=rf"heuristic {name} must be in \[0, 2\]"):
             X.heuristic_scores(g.core, g.current, tuple(params))
-        with pytest.raises(ValueError, match=rf"heuristic {name} must be in \[0, 2\]"):
-            X.VectorEnv(2, [4], False, [], [(-2, *params)], [1.0], 0.0, -1, 1, 1000)
+        fine = HeuristicParams().values()
+        for low, high in ((params, params), (fine, params), (params, fine)):  # either end
+            with pytest.raises(ValueError, match=rf"heuristic {name} must be in \[0, 2\]"):
+                X.VectorEnv(2, [4], False, [], [(-2, *low, *high)], [1.0], 0.0, -1, 1, 1000)
     assert X.heuristic_scores(g.core, g.current, HeuristicParams().values())
+    fine = list(HeuristicParams().values())
+    high = list(fine)
+    high[index] = 0.0 if fine[index] > 0 else 1.0
+    with pytest.raises(ValueError, match="high end is below its low end"):
+        lo, hi = (fine, high) if high[index] < fine[index] else (high, fine)
+        X.VectorEnv(2, [4], False, [], [(-2, *lo, *hi)], [1.0], 0.0, -1, 1, 1000)

@@ -1,7 +1,8 @@
 """The vector env's league (``perikles_env/vector/league.py``, ``native/env/vector_env.hpp``):
 every game replayed on the Python engine with the documented streams (player count, seat,
-one opponent draw per seat by weight or one for the table, the native players' moves: the
-Python heuristic with the tie-breaking contract, uniform random) gives the same rows:
+one opponent draw per seat by weight or one for the table, the sampled personalities' knobs,
+the native players' moves: the Python heuristic with the tie-breaking contract, uniform
+random) gives the same rows:
 seat, controller, observation with the C++ feature blocks, mask, rewards and ends. Rows
 of other controllers are left alone (-1); new weights reach only games dealt later; bad
 input is refused before any game starts."""
@@ -14,6 +15,7 @@ import pytest
 from perikles_env.agents.heuristic.agent import score_actions
 from perikles_env.agents.tiebreak import tie_break
 from perikles_env.analysis.encoding import default_encoder
+from perikles_env.analysis.params import PERSONALITIES, HeuristicParams, personality_range
 from perikles_env.analysis.view import PlayerView
 from perikles_env.engine import GameConfig, new_game
 from perikles_env.engine.rng import Rng
@@ -28,6 +30,7 @@ from perikles_env.vector import VectorEnv  # noqa: E402
 LEAGUE = {
     "heuristic": 0.4,
     "heuristic:aggression=1.5,caution=0.2": 0.2,
+    "personalities": 0.3,
     "random": 0.2,
     "past": 0.2,
 }
@@ -51,6 +54,7 @@ class Twin:
         while True:
             n, self.learner = draw_table(self.policy, self.counts, self.seat)
             self.seats = self.draw_seats(n)
+            self.personalities = self.draw_personalities(n)
             self.game_seed = seed
             self.game = new_game(
                 GameConfig(num_players=n, record_events=False), seed=seed, backend="python"
@@ -66,6 +70,20 @@ class Twin:
             return [-1 if p == self.learner else positive[0] for p in range(n)]
         picks = iter(draw_seats(self.uniforms, self.cdf, self.league.same_table, n - 1))
         return [-1 if p == self.learner else next(picks) for p in range(n)]
+
+    def draw_personalities(self, n: int) -> dict[int, HeuristicParams]:
+        """Seat by seat, each ranged knob in declaration order: low + (high - low) * u."""
+        low, high = personality_range()
+        drawn = {}
+        for p in range(n):
+            if self.spec(p) != PERSONALITIES:
+                continue
+            knobs = {}
+            for name in HeuristicParams.names():
+                lo, hi = getattr(low, name), getattr(high, name)
+                knobs[name] = lo + (hi - lo) * self.uniforms(1)[0] if hi > lo else lo
+            drawn[p] = HeuristicParams(**knobs)
+        return drawn
 
     def truncated(self) -> bool:
         return not self.game.is_terminal and self.game.decisions >= self.max_decisions
@@ -90,7 +108,7 @@ class Twin:
             elif len(legal) == 1:
                 g.apply_action(legal[0])
             else:
-                params = heuristic_params(spec)
+                params = self.personalities.get(g.current) or heuristic_params(spec)
                 scores = score_actions(params, PlayerView(g, g.current), legal)
                 g.apply_action(legal[tie_break(scores, self.policy.next64(), params.noise)])
 
@@ -147,7 +165,9 @@ def test_every_row_equals_the_python_league(threads: int) -> None:
                 assert np.allclose(state.rewards[i, :n], t.game.win_rewards())
                 t.deal(t.seeds.next64())
     assert min(by_controller.values()) > 0  # learner and snapshot rows both came back
-    assert natives == {"heuristic", "heuristic:aggression=1.5,caution=0.2", "random"}
+    assert natives == {"heuristic", "heuristic:aggression=1.5,caution=0.2", "random", PERSONALITIES}
+    drawn = {v for t in twins for p in t.personalities.values() for v in p.values()}
+    assert len(drawn) > 4  # every sampled seat its own knobs
 
 
 def test_rows_of_other_controllers_stay_as_they_are() -> None:

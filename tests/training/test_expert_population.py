@@ -17,7 +17,7 @@ import torch
 from perikles_env.agents.heuristic import HeuristicAgent
 from perikles_env.agents.search import SearchParams
 from perikles_env.agents.search.network import NetSettings, SearchNet
-from perikles_env.analysis.params import HeuristicParams
+from perikles_env.analysis.params import SAMPLED_KNOBS, HeuristicParams
 from perikles_env.engine.backend import native_available
 from perikles_env.evaluation.for_trainers import TOURNAMENT
 from perikles_env.launch import expert as cli
@@ -97,7 +97,7 @@ def test_sampled_personalities_cover_the_knobs_ranges() -> None:
     rng = np.random.default_rng(3)
     specs = [sampled_personality(rng) for _ in range(200)]
     assert len(set(specs)) == 200
-    values = {name: [] for name in population.SAMPLED_KNOBS}
+    values = {name: [] for name in SAMPLED_KNOBS}
     for spec in specs:
         kind, _, options = spec.partition(":")
         assert kind == "heuristic"

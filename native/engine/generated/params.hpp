@@ -27,6 +27,8 @@ struct Params {
 
 // The members' types in declaration order (a binding's tuple of them).
 #define PK_AI_PARAM_TYPES double, double, double, double, double
+// X(member) for each member in declaration order.
+#define PK_AI_PARAM_FIELDS(X) X(aggression) X(politics) X(spite) X(caution) X(noise)
 
 // The first member out of its declared range, or nullptr.
 inline const char* invalid(const Params& p) {

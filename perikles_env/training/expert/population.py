@@ -30,25 +30,12 @@ from typing import Any
 import numpy as np
 
 from perikles_env.agents import Agent, make_agent
-from perikles_env.analysis.knobs import knob_of
-from perikles_env.analysis.params import HeuristicParams
+from perikles_env.analysis.params import PERSONALITIES, sampled_personality
 
 SELF = "self"  # the current network with search
 PAST = "past"  # the run's earlier networks
-PERSONALITIES = "personalities"  # the heuristic with sampled knobs
-POPULATION_KEYS = (SELF, PAST, PERSONALITIES)
+POPULATION_KEYS = (SELF, PAST, PERSONALITIES)  # PERSONALITIES: the heuristic with sampled knobs
 FOLDER = "league"
-# the knobs a sampled personality draws (noise stays 0: the personality is the variety)
-SAMPLED_KNOBS = ("aggression", "politics", "spite", "caution")
-
-
-def sampled_personality(rng: np.random.Generator) -> str:
-    """The spec of a heuristic with each of ``SAMPLED_KNOBS`` uniform over its range."""
-    parts = []
-    for name in SAMPLED_KNOBS:
-        k = knob_of(HeuristicParams, name)
-        parts.append(f"{name}={round(float(rng.uniform(k.low, k.high)), 2)}")
-    return "heuristic:" + ",".join(parts)
 
 
 def seat_agent(spec: str, agents: Mapping[str, Agent], rng: np.random.Generator) -> Agent:

@@ -17,7 +17,13 @@ from pydantic import Field, field_validator, model_validator
 from perikles_env.analysis.encoding import check_features
 from perikles_env.engine import MAX_GAME_DECISIONS
 from perikles_env.engine import data as D
-from perikles_env.jobs.config_fields import Positive, PositiveFloat, Spec, check_backend, check_spec
+from perikles_env.jobs.config_fields import (
+    Positive,
+    PositiveFloat,
+    Spec,
+    check_backend,
+    check_league_spec,
+)
 from perikles_env.jobs.config_schema import (
     Config,
     FieldError,
@@ -126,7 +132,7 @@ class CurriculumStage(Schema):
         for key in weights:
             if key in SELF_KEYS:
                 raise ValueError(f"{key}: a stage names fixed agents (snapshots: `weights`)")
-            check_spec(key)
+            check_league_spec(key)
         if sum(weights.values()) <= 0:
             raise ValueError("a stage needs a positive weight")
         return weights
@@ -158,7 +164,7 @@ class OpponentSection(Schema):
     def _specs(cls, weights: dict[str, float]) -> dict[str, float]:
         for key in weights:
             if key not in SELF_KEYS:
-                check_spec(key)
+                check_league_spec(key)
         return weights
 
     @model_validator(mode="after")

@@ -57,6 +57,7 @@ from perikles_env.engine import MAX_GAME_DECISIONS, NUM_ACTIONS
 from perikles_env.environment.rewards import RewardConfig, RewardTracker
 from perikles_env.errors import InvalidConfigError
 from perikles_env.single_agent import OpponentPool
+from perikles_env.vector.league import NATIVE_SPECS as NATIVE_NAMES  # played in C++
 
 from .self_play_pool import SELF_KEYS
 
@@ -68,7 +69,6 @@ if TYPE_CHECKING:
     NetworkAgent = PPOAgent | NetAgent
 
 MASK_METHOD = "action_masks"
-NATIVE_NAMES = ("random", "heuristic")  # played in C++ (perikles_env/vector/league.py)
 PYTHON_NAMES = ("ppo", "net")  # networks: Python controllers, one batch per network
 SLOTS = 8  # Python controllers: the networks a pool may hold at once (snapshots)
 

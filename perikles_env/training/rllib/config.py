@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from perikles_env.jobs.config_fields import Positive, PositiveFloat, Spec, check_spec
+from perikles_env.jobs.config_fields import Positive, PositiveFloat, Spec, check_league_spec
 from perikles_env.jobs.config_schema import Config, FieldError, build, read_yaml
 from perikles_env.jobs.run_folder import folder_path, plain_folder_name
 
@@ -75,7 +75,7 @@ class RLlibConfig(Config):
     @classmethod
     def _pool(cls, value: Any) -> Any:
         for spec in OpponentPool.of(value).specs:  # InvalidConfigError on a bad value
-            check_spec(spec)
+            check_league_spec(spec)
         return value
 
     @model_validator(mode="after")
