@@ -106,6 +106,11 @@ def test_resume_continues_to_the_uninterrupted_network(tmp_path: Path, monkeypat
         loop.run(_config(tmp_path / "b", *QUICK), progress=False, evaluator=TOURNAMENT)
     cut = tmp_path / "b" / "search_smoke"
     assert _status(cut) == "interrupted" and checkpoint.latest(cut).iteration == 1
+    report = (cut / "report.md").read_text(encoding="utf-8")  # how far it got: iteration 1
+    assert "(INTERRUPTED)" in report and "* iterations: 1 of 2 " in report
+    rows = [line[:4] for line in report.splitlines() if line[:4] in ("| 1 ", "| 2 ")]
+    assert "--resume" in report and rows == ["| 1 "]
+    assert json.loads((cut / "summary.json").read_text())["iterations"] == 1
     monkeypatch.setattr(loop, "train", train)
     assert cli.main(["--resume", str(cut), "--no-progress"]) == 0
     assert _status(cut) == "complete"

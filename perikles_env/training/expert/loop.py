@@ -282,18 +282,23 @@ class Run:
 
     def summary(self, status: str) -> dict[str, Any]:
         c = self.config
+        history = self.history
+        if status == INTERRUPTED:  # what --resume continues from: the newest checkpoint
+            saved = [p.stem for p in (self.run_dir / checkpoint.FOLDER).glob("ckpt_*.zip")]
+            last = max((int(name.split("_")[1]) for name in saved), default=0)
+            history = [h for h in history if h["iteration"] <= last]
         return {
             "name": c.name,
             "status": status,
             "run_dir": str(self.run_dir),
             "command": self.command,
-            "iterations": self.iteration,
+            "iterations": history[-1]["iteration"] if history else 0,
             "budget_iterations": c.budget.iterations,
-            "seconds": round(self.seconds, 1),
+            "seconds": history[-1]["seconds"] if history else 0.0,
             "stopped_by_time": self.stopped_by_time,
             "warm_start": self.warm,
             "net": str(self.run_dir / NET) if status == COMPLETE else None,
-            "history": self.history,
+            "history": history,
             "config": c.to_dict(),
             "config_yaml": yaml.safe_dump(c.to_dict(), sort_keys=False),
         }
@@ -374,6 +379,7 @@ def run(
     torch.set_num_threads(config.torch_threads)
     write_text(run_dir / CONFIG, yaml.safe_dump(config.to_dict(), sort_keys=False))
     write_status(run_dir, RUNNING, command=command)
+    state: Run | None = None
     try:
         if ckpt is None:
             net, warm = initial_net(config, loaded, run_dir, show)
@@ -397,6 +403,8 @@ def run(
         write_report(run_dir, state.summary(COMPLETE))
     except KeyboardInterrupt:
         write_status(run_dir, INTERRUPTED, command=command)
+        if state is not None:  # the report says how far the run got: its newest checkpoint
+            write_report(run_dir, state.summary(INTERRUPTED))
         print(f"{PROG}: interrupted; continue with: {PROG} --resume {shlex.quote(str(run_dir))}",
               file=sys.stderr)
         raise
