@@ -27,7 +27,8 @@ from perikles_env.agents.search.net_agent import net_path
 from perikles_env.agents.search.net_file import load_net
 from perikles_env.engine import GameConfig, new_game
 
-# expert iteration's self-play search (configs/search_population.yaml)
+# expert iteration's self-play search (configs/search_population.yaml) without its
+# q_rescale=False, c_scale=0.3, which the script measures as a setting of its own
 RECIPE = SearchParams(sims=64, gumbel_m=16, opponents="tree", rollout_mix=0.5, batch=32)
 
 
